@@ -1,0 +1,84 @@
+// HostTensor: a dense, C-ordered tensor in host memory. It is the value type of the interpreter,
+// of the CLI's arguments and results, and of the JIT's calls into emitted code.
+//
+// Copies are shallow (the element storage is shared); the interpreter treats tensors as
+// immutable values and makes a new one for every result, so sharing is safe. Use clone() for a
+// deep copy that may be written.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scangen/runtime/dtype.h"
+
+namespace scangen {
+
+using Shape = std::vector<int64_t>;
+
+// Number of elements of a shape (1 for a scalar). Throws std::length_error on overflow.
+int64_t shape_numel(const Shape& shape);
+// "[2, 3]" (and "[]" for a scalar).
+std::string shape_to_string(const Shape& shape);
+
+class HostTensor {
+ public:
+  HostTensor() = default;
+  // Zero-filled tensor.
+  HostTensor(DType dtype, Shape shape);
+  // Takes ownership of `owner` (released with `release(owner)`); `data` points at the first element.
+  static HostTensor adopt(DType dtype, Shape shape, void* data, void* owner, void (*release)(void*));
+
+  template <class T> static HostTensor scalar(T value) {
+    HostTensor t(dtype_of<T>(), {});
+    *t.data<T>() = value;
+    return t;
+  }
+  template <class T> static HostTensor from_vector(const std::vector<T>& values, Shape shape);
+
+  bool valid() const { return storage_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t dim(int axis) const { return shape_.at(static_cast<size_t>(axis)); }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return static_cast<size_t>(numel_) * dtype_size(dtype_); }
+
+  void* raw_data() { return data_; }
+  const void* raw_data() const { return data_; }
+  template <class T> T* data() { return static_cast<T*>(data_); }
+  template <class T> const T* data() const { return static_cast<const T*>(data_); }
+
+  // Element i (flat, C order) converted to double / int64 (bool gives 0 or 1).
+  double get_as_double(int64_t i) const;
+  int64_t get_as_int64(int64_t i) const;
+
+  // A deep copy with its own storage.
+  HostTensor clone() const;
+  // Same elements, another shape with the same number of elements (shares storage).
+  HostTensor reshaped(Shape shape) const;
+
+ private:
+  struct Storage;
+  std::shared_ptr<Storage> storage_;
+  void* data_ = nullptr;
+  DType dtype_ = DType::F32;
+  Shape shape_;
+  int64_t numel_ = 0;
+};
+
+template <class T> HostTensor HostTensor::from_vector(const std::vector<T>& values, Shape shape) {
+  HostTensor t(dtype_of<T>(), std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.numel())
+    throw std::length_error("HostTensor::from_vector: element count does not match the shape");
+  for (size_t i = 0; i < values.size(); ++i) t.data<T>()[i] = values[i];
+  return t;
+}
+
+// Exact equality of dtype, shape and elements (NaN equals NaN with the same bits).
+bool identical(const HostTensor& a, const HostTensor& b);
+
+}  // namespace scangen
