@@ -1,0 +1,19 @@
+// Running a helper program (the C++ compiler) without a shell.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace scangen {
+
+struct ProcessResult {
+  int exit_code = 0;   // the exit status, or 128 + the signal number if a signal killed the child
+  std::string output;  // stdout and stderr, interleaved as the child wrote them
+};
+
+// Starts argv[0] (searched in PATH like execvp) with the arguments argv[1..], no shell involved,
+// stdin from /dev/null, stdout and stderr captured through one pipe; waits for it to finish.
+// Throws RuntimeError("cannot run '<argv0>': <reason>") if the program cannot be started.
+ProcessResult run_process(const std::vector<std::string>& argv);
+
+}  // namespace scangen
