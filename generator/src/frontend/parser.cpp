@@ -1,0 +1,519 @@
+#include "frontend/parser.h"
+
+#include "frontend/lexer.h"
+#include "support/limits.h"
+
+namespace scangen {
+namespace {
+
+using namespace ast;
+
+// Thrown inside a statement to unwind to the statement loop, which skips to the next statement.
+struct SyntaxError {};
+
+class Parser {
+ public:
+  Parser(const std::vector<Token>& tokens, int file_id, DiagnosticEngine& diags)
+      : toks_(tokens), file_id_(file_id), diags_(diags) {}
+
+  Module run() {
+    Module m;
+    m.file_id = file_id_;
+    skip_newlines();
+    while (!at(Tok::Eof)) {
+      if (!at(Tok::KwFn)) {
+        diags_.report(DiagId::err_expected_toplevel, peek().loc, describe_token(peek()));
+        skip_to_next_fn();
+        continue;
+      }
+      try {
+        m.functions.push_back(parse_fn());
+      } catch (SyntaxError&) {
+        skip_to_next_fn();
+      }
+      skip_newlines();
+    }
+    return m;
+  }
+
+ private:
+  // ---- token access
+  const Token& peek(int ahead = 0) const {
+    size_t i = std::min(pos_ + static_cast<size_t>(ahead), toks_.size() - 1);
+    return toks_[i];
+  }
+  bool at(Tok k) const { return peek().kind == k; }
+  const Token& next() {
+    const Token& t = toks_[pos_];
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    last_ = &t;
+    return t;
+  }
+  bool accept(Tok k) {
+    if (!at(k)) return false;
+    next();
+    return true;
+  }
+  const Token& expect(Tok k, const char* what = nullptr) {
+    if (!at(k)) fail(what ? what : token_spelling(k));
+    return next();
+  }
+  [[noreturn]] void fail(const std::string& expected) {
+    diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
+    throw SyntaxError{};
+  }
+  void skip_newlines() {
+    while (at(Tok::Newline) || at(Tok::Semicolon)) next();
+  }
+  Loc span_from(const Loc& begin) const { return last_ ? Loc::span(begin, last_->loc) : begin; }
+
+  // Skips to the end of the current statement: a newline or ';' at this nesting level, or the
+  // '}' that closes the enclosing block (left in place).
+  void skip_statement() {
+    int depth = 0;
+    while (!at(Tok::Eof)) {
+      Tok k = peek().kind;
+      if (depth == 0 && (k == Tok::Newline || k == Tok::Semicolon)) {
+        next();
+        return;
+      }
+      if (depth == 0 && k == Tok::RBrace) return;
+      if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LBrace) ++depth;
+      if (k == Tok::RParen || k == Tok::RBracket || k == Tok::RBrace) --depth;
+      next();
+    }
+  }
+  void skip_to_next_fn() {
+    while (!at(Tok::Eof)) {
+      if (at(Tok::KwFn) && (pos_ == 0 || toks_[pos_ - 1].kind == Tok::Newline)) return;
+      next();
+    }
+  }
+
+  // ---- declarations
+  std::unique_ptr<FnDecl> parse_fn() {
+    auto fn = std::make_unique<FnDecl>();
+    fn->loc = expect(Tok::KwFn).loc;
+    const Token& name = expect(Tok::Identifier, "a function name");
+    fn->name = name.text;
+    fn->name_loc = name.loc;
+    expect(Tok::LParen);
+    while (!at(Tok::RParen)) {
+      ParamDecl p;
+      const Token& pn = expect(Tok::Identifier, "a parameter name");
+      p.name = pn.text;
+      p.loc = pn.loc;
+      expect(Tok::Colon);
+      p.type = parse_type();
+      fn->params.push_back(std::move(p));
+      if (!accept(Tok::Comma)) break;
+    }
+    expect(Tok::RParen);
+    expect(Tok::Arrow, "'->' and the result type");
+    if (at(Tok::LParen)) {
+      next();
+      bool trailing_comma = false;
+      while (!at(Tok::RParen)) {
+        ResultDecl r;
+        r.loc = peek().loc;
+        if (at(Tok::Identifier) && peek(1).kind == Tok::Colon) {
+          r.name = next().text;
+          next();
+        }
+        r.type = parse_type();
+        fn->results.push_back(std::move(r));
+        trailing_comma = false;
+        if (!accept(Tok::Comma)) break;
+        trailing_comma = true;
+      }
+      expect(Tok::RParen);
+      fn->tuple_result = fn->results.size() > 1 || trailing_comma;
+      if (fn->results.empty()) fail("a result type");
+    } else {
+      ResultDecl r;
+      r.loc = peek().loc;
+      r.type = parse_type();
+      fn->results.push_back(std::move(r));
+    }
+    fn->body = parse_block(/*in_scan=*/false, &fn->close_loc);
+    return fn;
+  }
+
+  std::optional<DType> dtype_of_token(Tok k) const {
+    switch (k) {
+      case Tok::KwF32: return DType::F32;
+      case Tok::KwF64: return DType::F64;
+      case Tok::KwI32: return DType::I32;
+      case Tok::KwI64: return DType::I64;
+      case Tok::KwBool: return DType::Bool;
+      default: return std::nullopt;
+    }
+  }
+
+  TypeDecl parse_type() {
+    TypeDecl t;
+    t.loc = peek().loc;
+    auto dt = dtype_of_token(peek().kind);
+    if (!dt) fail("a type (f32, f64, i32, i64 or bool)");
+    next();
+    t.dtype = *dt;
+    if (accept(Tok::LBracket)) {
+      while (!at(Tok::RBracket)) {
+        DimDecl d;
+        d.loc = peek().loc;
+        if (at(Tok::IntLiteral)) {
+          d.kind = DimDecl::Constant;
+          d.value = next().int_value;
+        } else if (at(Tok::Identifier)) {
+          d.kind = DimDecl::Symbol;
+          d.symbol = next().text;
+        } else if (accept(Tok::Question)) {
+          d.kind = DimDecl::Unknown;
+        } else {
+          fail("a dimension (an integer, a name or '?')");
+        }
+        t.dims.push_back(std::move(d));
+        if (!accept(Tok::Comma)) break;
+      }
+      expect(Tok::RBracket);
+      if (t.dims.size() > static_cast<size_t>(kMaxRank))
+        diags_.report(DiagId::err_too_many_dims, t.loc, kMaxRank);
+    }
+    t.loc = span_from(t.loc);
+    return t;
+  }
+
+  // ---- statements
+  std::vector<StmtPtr> parse_block(bool in_scan, Loc* close_loc) {
+    expect(Tok::LBrace);
+    std::vector<StmtPtr> body;
+    skip_newlines();
+    while (!at(Tok::RBrace) && !at(Tok::Eof)) {
+      try {
+        body.push_back(parse_statement(in_scan));
+        if (!at(Tok::RBrace)) {
+          if (!at(Tok::Newline) && !at(Tok::Semicolon)) fail("end of line or ';'");
+          skip_newlines();
+        }
+      } catch (SyntaxError&) {
+        skip_statement();
+        skip_newlines();
+      }
+    }
+    if (close_loc) *close_loc = peek().loc;
+    expect(Tok::RBrace);
+    return body;
+  }
+
+  StmtPtr parse_statement(bool in_scan) {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Tok::KwLet: return parse_let();
+      case Tok::KwReturn: {
+        auto r = std::make_unique<Return>(next().loc);
+        if (in_scan) diags_.report(DiagId::err_return_in_scan, r->loc);
+        ExprPtr e = parse_expr();
+        if (e->kind == ExprKind::Tuple) {
+          r->tuple = true;
+          for (auto& el : static_cast<Tuple&>(*e).elements) r->values.push_back(std::move(el));
+        } else {
+          r->values.push_back(std::move(e));
+        }
+        return r;
+      }
+      case Tok::KwInit: {
+        auto s = std::make_unique<Init>(next().loc);
+        if (!in_scan) diags_.report(DiagId::err_scan_statement_outside_scan, s->loc, "init");
+        const Token& n = expect(Tok::Identifier, "the name of a state");
+        s->name = {n.text, n.loc};
+        expect(Tok::Assign);
+        s->value = parse_expr();
+        return s;
+      }
+      case Tok::KwUntil: {
+        auto s = std::make_unique<Until>(next().loc);
+        if (!in_scan) diags_.report(DiagId::err_scan_statement_outside_scan, s->loc, "until");
+        s->cond = parse_expr();
+        return s;
+      }
+      default: break;
+    }
+    if (t.kind == Tok::Identifier && peek(1).kind == Tok::LBracket) {
+      Loc start = t.loc;
+      ExprPtr e = parse_expr();
+      if (at(Tok::Assign)) {
+        next();
+        auto* idx = e->kind == ExprKind::Index ? static_cast<Index*>(e.get()) : nullptr;
+        if (!idx || idx->base->kind != ExprKind::Name || idx->items.size() != 1 ||
+            idx->items[0].is_slice) {
+          diags_.report(DiagId::err_step_target, e->loc, "t");
+          throw SyntaxError{};
+        }
+        auto s = std::make_unique<StepDef>(start);
+        s->target = {static_cast<Name&>(*idx->base).name, idx->base->loc};
+        s->step = std::move(idx->items[0].index);
+        s->value = parse_expr();
+        if (!in_scan) diags_.report(DiagId::err_scan_statement_outside_scan, start, "X[t] = ...");
+        return s;
+      }
+      diags_.report(DiagId::err_expression_statement, e->loc);
+      throw SyntaxError{};
+    }
+    if (t.kind == Tok::RBrace || t.kind == Tok::Eof) fail("a statement");
+    diags_.report(DiagId::err_expected_statement, t.loc, describe_token(t));
+    throw SyntaxError{};
+  }
+
+  StmtPtr parse_let() {
+    auto s = std::make_unique<Let>(next().loc);
+    if (accept(Tok::LParen)) {
+      s->tuple = true;
+      while (!at(Tok::RParen)) {
+        const Token& n = expect(Tok::Identifier, "a name");
+        s->names.push_back({n.text, n.loc});
+        if (!accept(Tok::Comma)) break;
+      }
+      expect(Tok::RParen);
+      if (s->names.empty()) fail("a name");
+    } else {
+      const Token& n = expect(Tok::Identifier, "a name");
+      s->names.push_back({n.text, n.loc});
+    }
+    expect(Tok::Assign);
+    s->value = parse_expr();
+    return s;
+  }
+
+  // ---- expressions, lowest precedence first
+  ExprPtr parse_expr() { return parse_ternary(); }
+
+  ExprPtr parse_ternary() {
+    ExprPtr cond = parse_or();
+    if (!at(Tok::Question)) return cond;
+    next();
+    ExprPtr a = parse_ternary();
+    expect(Tok::Colon, "':' of '?:'");
+    ExprPtr b = parse_ternary();
+    Loc l = span_from(cond->loc);
+    return std::make_unique<Ternary>(l, std::move(cond), std::move(a), std::move(b));
+  }
+
+  struct BinaryLevel {
+    std::initializer_list<std::pair<Tok, BinaryOp>> ops;
+  };
+
+  template <class Next> ExprPtr parse_left_assoc(Next next_level, std::initializer_list<std::pair<Tok, BinaryOp>> ops) {
+    ExprPtr lhs = next_level();
+    while (true) {
+      const std::pair<Tok, BinaryOp>* match = nullptr;
+      for (const auto& p : ops)
+        if (at(p.first)) match = &p;
+      if (!match) return lhs;
+      Loc op_loc = next().loc;
+      ExprPtr rhs = next_level();
+      Loc l = span_from(lhs->loc);
+      lhs = std::make_unique<Binary>(l, match->second, op_loc, std::move(lhs), std::move(rhs));
+    }
+  }
+
+  ExprPtr parse_or() {
+    return parse_left_assoc([&] { return parse_and(); }, {{Tok::PipePipe, BinaryOp::Or}});
+  }
+  ExprPtr parse_and() {
+    return parse_left_assoc([&] { return parse_equality(); }, {{Tok::AmpAmp, BinaryOp::And}});
+  }
+  ExprPtr parse_equality() {
+    return parse_left_assoc([&] { return parse_relational(); },
+                            {{Tok::EqEq, BinaryOp::Eq}, {Tok::NotEq, BinaryOp::Ne}});
+  }
+  ExprPtr parse_relational() {
+    return parse_left_assoc([&] { return parse_additive(); },
+                            {{Tok::Less, BinaryOp::Lt},
+                             {Tok::LessEq, BinaryOp::Le},
+                             {Tok::Greater, BinaryOp::Gt},
+                             {Tok::GreaterEq, BinaryOp::Ge}});
+  }
+  ExprPtr parse_additive() {
+    return parse_left_assoc([&] { return parse_multiplicative(); },
+                            {{Tok::Plus, BinaryOp::Add}, {Tok::Minus, BinaryOp::Sub}});
+  }
+  ExprPtr parse_multiplicative() {
+    return parse_left_assoc([&] { return parse_unary(); }, {{Tok::Star, BinaryOp::Mul},
+                                                             {Tok::Slash, BinaryOp::Div},
+                                                             {Tok::Percent, BinaryOp::Mod},
+                                                             {Tok::At, BinaryOp::MatMul}});
+  }
+
+  ExprPtr parse_unary() {
+    if (at(Tok::Minus) || at(Tok::Plus) || at(Tok::Bang)) {
+      const Token& op = next();
+      // The one integer literal that exists only negated: -9223372036854775808.
+      if (op.kind == Tok::Minus && at(Tok::IntLiteral) && peek().int_overflow &&
+          peek(1).kind != Tok::StarStar) {
+        const Token& lit = next();
+        return std::make_unique<IntLit>(span_from(op.loc), INT64_MIN, "-" + lit.text);
+      }
+      ExprPtr operand = parse_unary();
+      UnaryOp u = op.kind == Tok::Minus ? UnaryOp::Neg : op.kind == Tok::Plus ? UnaryOp::Plus : UnaryOp::Not;
+      return std::make_unique<Unary>(span_from(op.loc), u, std::move(operand));
+    }
+    return parse_power();
+  }
+
+  ExprPtr parse_power() {
+    ExprPtr base = parse_postfix();
+    if (!at(Tok::StarStar)) return base;
+    Loc op_loc = next().loc;
+    ExprPtr exponent = parse_unary();  // right-associative; 2 ** -1 is allowed
+    Loc l = span_from(base->loc);
+    return std::make_unique<Binary>(l, BinaryOp::Pow, op_loc, std::move(base), std::move(exponent));
+  }
+
+  ExprPtr parse_postfix() {
+    ExprPtr e = parse_primary();
+    while (at(Tok::LBracket)) {
+      next();
+      auto idx = std::make_unique<Index>(e->loc, std::move(e));
+      if (at(Tok::RBracket)) {
+        diags_.report(DiagId::err_empty_index, peek().loc);
+        throw SyntaxError{};
+      }
+      while (!at(Tok::RBracket)) {
+        idx->items.push_back(parse_index_item());
+        if (!accept(Tok::Comma)) break;
+      }
+      expect(Tok::RBracket);
+      idx->loc = span_from(idx->base->loc);
+      e = std::move(idx);
+    }
+    if (at(Tok::LParen) && e->kind != ExprKind::Name) fail("an operator");
+    return e;
+  }
+
+  IndexItem parse_index_item() {
+    IndexItem item;
+    item.loc = peek().loc;
+    if (!at(Tok::Colon)) item.index = parse_expr();
+    if (accept(Tok::Colon)) {
+      item.is_slice = true;
+      item.lo = std::move(item.index);
+      if (!at(Tok::RBracket) && !at(Tok::Comma) && !at(Tok::Colon)) item.hi = parse_expr();
+      if (at(Tok::Colon)) {
+        diags_.report(DiagId::err_slice_step, peek().loc);
+        throw SyntaxError{};
+      }
+    }
+    item.loc = span_from(item.loc);
+    return item;
+  }
+
+  ExprPtr parse_primary() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Tok::IntLiteral: {
+        next();
+        if (t.int_overflow) {
+          diags_.report(DiagId::err_int_literal_too_large, t.loc, t.text);
+          return std::make_unique<IntLit>(t.loc, 0, t.text);
+        }
+        return std::make_unique<IntLit>(t.loc, t.int_value, t.text);
+      }
+      case Tok::FloatLiteral: next(); return std::make_unique<FloatLit>(t.loc, t.float_value, t.text);
+      case Tok::KwTrue: next(); return std::make_unique<BoolLit>(t.loc, true);
+      case Tok::KwFalse: next(); return std::make_unique<BoolLit>(t.loc, false);
+      case Tok::Identifier: {
+        next();
+        if (at(Tok::LParen)) return parse_call(t, std::nullopt);
+        return std::make_unique<Name>(t.loc, t.text);
+      }
+      case Tok::KwF32:
+      case Tok::KwF64:
+      case Tok::KwI32:
+      case Tok::KwI64:
+      case Tok::KwBool: {
+        next();
+        DType dt = *dtype_of_token(t.kind);
+        if (at(Tok::LParen)) return parse_call(t, dt);
+        return std::make_unique<DTypeName>(t.loc, dt);
+      }
+      case Tok::LParen: {
+        Loc start = next().loc;
+        ExprPtr first = parse_expr();
+        if (!at(Tok::Comma)) {
+          expect(Tok::RParen);
+          return first;
+        }
+        auto tuple = std::make_unique<Tuple>(start);
+        tuple->elements.push_back(std::move(first));
+        while (accept(Tok::Comma)) {
+          if (at(Tok::RParen)) break;
+          tuple->elements.push_back(parse_expr());
+        }
+        expect(Tok::RParen);
+        tuple->loc = span_from(start);
+        return tuple;
+      }
+      case Tok::KwScan: return parse_scan();
+      default: fail("an expression");
+    }
+  }
+
+  ExprPtr parse_call(const Token& callee, std::optional<DType> cast) {
+    auto call = std::make_unique<Call>(callee.loc, callee.text, callee.loc);
+    call->cast_to = cast;
+    expect(Tok::LParen);
+    while (!at(Tok::RParen)) {
+      if (at(Tok::Identifier) && peek(1).kind == Tok::Assign) {
+        KeywordArg kw;
+        kw.name = peek().text;
+        kw.loc = next().loc;
+        next();
+        kw.value = parse_expr();
+        call->kwargs.push_back(std::move(kw));
+      } else {
+        call->args.push_back(parse_expr());
+      }
+      if (!accept(Tok::Comma)) break;
+    }
+    expect(Tok::RParen, "')' or ','");
+    call->loc = span_from(callee.loc);
+    return call;
+  }
+
+  ExprPtr parse_scan() {
+    auto scan = std::make_unique<Scan>(next().loc);
+    if (accept(Tok::LParen)) {
+      while (!at(Tok::RParen)) {
+        ScanOption opt;
+        const Token& n = expect(Tok::Identifier, "a scan option");
+        opt.name = n.text;
+        opt.loc = n.loc;
+        if (accept(Tok::Assign)) opt.value = parse_expr();
+        scan->options.push_back(std::move(opt));
+        if (!accept(Tok::Comma)) break;
+      }
+      expect(Tok::RParen, "')' or ','");
+    }
+    scan->body = parse_block(/*in_scan=*/true, &scan->close_loc);
+    return scan;
+  }
+
+  const std::vector<Token>& toks_;
+  size_t pos_ = 0;
+  const Token* last_ = nullptr;
+  int file_id_;
+  DiagnosticEngine& diags_;
+};
+
+}  // namespace
+
+ast::Module parse(const std::vector<Token>& tokens, int file_id, DiagnosticEngine& diags) {
+  return Parser(tokens, file_id, diags).run();
+}
+
+ast::Module parse_file(const SourceManager& sources, int file_id, DiagnosticEngine& diags) {
+  std::vector<Token> tokens = lex(sources.file(file_id), file_id, diags);
+  return parse(tokens, file_id, diags);
+}
+
+}  // namespace scangen

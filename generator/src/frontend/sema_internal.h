@@ -1,0 +1,273 @@
+// Internals of semantic analysis, shared by sema.cpp (functions, statements, names),
+// sema_expr.cpp (expressions and builtins) and sema_scan.cpp (scans).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include "frontend/sema.h"
+#include "ir/builder.h"
+
+namespace scangen::sema {
+
+// What an expression means during analysis.
+struct SValue {
+  enum class Kind {
+    Invalid,  // an error was reported; further errors about it are suppressed
+    Tensor,   // one IR value
+    Multi,    // several values: a call of a function with several results, or a scan's outputs
+    DType,    // a type name used as an argument: zeros(f32, n)
+  };
+  Kind kind = Kind::Invalid;
+  ir::Value value;
+  // A weakly typed value (a literal, or computed only from literals): it takes the dtype of the
+  // operand it meets. `remake` builds the same computation at another dtype.
+  bool weak = false;
+  std::function<ir::Value(DType)> remake;
+  // An integer scalar known to equal this dimension (n for a scalar parameter n, len(x) for x's
+  // first dimension); gives results of arange/zeros/steps a static shape.
+  std::optional<ir::Dim> as_dim;
+  std::vector<SValue> elements;  // Multi
+  std::vector<std::string> names;  // Multi: a name per element (scan output names, result names)
+  bool from_scan = false;          // Multi: the outputs of a scan (bound by name)
+  DType dtype_ref = DType::F32;    // DType
+  Loc loc;
+
+  static SValue invalid() { return SValue{}; }
+  static SValue tensor(ir::Value v, Loc l) {
+    SValue s;
+    s.kind = Kind::Tensor;
+    s.value = std::move(v);
+    s.loc = l;
+    return s;
+  }
+  bool ok() const { return kind != Kind::Invalid; }
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  const ir::Type& type() const { return value.type(); }
+  DType dtype() const { return value.type().dtype; }
+};
+
+struct ScanFrame;
+
+// A name in scope.
+struct Binding {
+  enum class Kind {
+    Value,    // a bound value (parameter, let, result of a scan)
+    Output,   // an output (state or per-step) of the scan being analyzed
+    Index,    // the loop index of a scan
+    Let,      // a let in a scan body, analyzed on demand
+  };
+  Kind kind = Kind::Value;
+  SValue value;
+  ScanFrame* frame = nullptr;
+  int slot = -1;  // Output: index into frame->outputs; Let: index into frame->lets
+  Loc loc;
+  int id = 0;     // unique: two uses of the same binding have the same id
+};
+
+struct Scope {
+  Scope* parent = nullptr;
+  std::map<std::string, Binding> names;
+  Binding* find_local(const std::string& n) {
+    auto it = names.find(n);
+    return it == names.end() ? nullptr : &it->second;
+  }
+  Binding* find(const std::string& n) {
+    for (Scope* s = this; s; s = s->parent)
+      if (Binding* b = s->find_local(n)) return b;
+    return nullptr;
+  }
+};
+
+// How a tap read `E[t + k]` of some scan was classified when the scan's body was examined.
+struct TapRead {
+  ScanFrame* frame = nullptr;
+  int frame_serial = 0;  // frames are identified by serial, not address (addresses are reused)
+  enum class Kind { Sequence, Output } kind = Kind::Sequence;
+  int slot = 0;   // sequence or output index in the frame
+  int64_t k = 0;  // the offset: +k for t + k, -k for t - k
+};
+
+enum class Progress { NotStarted, InProgress, Done };
+
+// Everything known about one scan while its body is analyzed.
+struct ScanFrame {
+  int serial = 0;
+  const ast::Scan* syntax = nullptr;
+  ScanFrame* parent = nullptr;  // the enclosing scan, if nested
+  int region = 0;                // region of the body's nodes
+  std::string index_name = "t";
+  Loc index_loc;
+  bool reverse = false;
+  int64_t truncate_gradient = -1;
+  std::optional<SValue> steps;
+
+  struct Output {
+    std::string name;
+    Loc loc;                              // of the X[t] = ... target
+    const ast::Init* init = nullptr;      // a state when set
+    const ast::StepDef* def = nullptr;
+    int stmt = 0;                         // position of the definition in the body
+    std::set<int64_t> lags;               // k of every X[t - k] read (states)
+    SValue init_value;                    // analyzed in the enclosing scope
+    ir::Type step_type;                   // the type of one step (states: from the init)
+    bool weak_init = false;
+    // per analysis pass:
+    Progress progress = Progress::NotStarted;
+    SValue step_value;
+    std::vector<ir::Value> lag_params;    // body params, one per lag (in lags order)
+    bool is_state() const { return init != nullptr; }
+  };
+  std::vector<Output> outputs;  // states first, then per-step outputs, each in text order
+  int num_states = 0;
+
+  struct Sequence {
+    std::string key;               // canonical text: two sequences written the same are one
+    const ast::Expr* base = nullptr;
+    std::set<int64_t> taps;
+    std::string label;
+    SValue value;                  // analyzed in the enclosing scope
+    std::vector<ir::Value> tap_params;  // body params, one per tap (in taps order)
+  };
+  std::vector<Sequence> sequences;
+
+  struct LetInfo {
+    const ast::Let* stmt = nullptr;
+    int position = 0;
+    Progress progress = Progress::NotStarted;
+    std::vector<SValue> values;  // one per name
+  };
+  std::vector<LetInfo> lets;
+  const ast::Until* until = nullptr;
+
+  Scope body_scope;
+  ir::Value index_param;
+  std::vector<int> position_stack;  // statement positions being analyzed (for let visibility)
+  bool dry_run = false;
+};
+
+// The environment of one analyzed function body (a top-level function, or an inlined call).
+struct FunctionEnv {
+  const ast::FnDecl* decl = nullptr;
+  // Dimension symbols of the signature: their static Dim and their run-time value (an i64).
+  struct Symbol {
+    ir::Dim dim;
+    ir::Value runtime;
+    Loc loc;              // where it is bound
+    std::string source;   // "dimension 0 of 'x'" or "parameter 'n'"
+  };
+  std::map<std::string, Symbol> symbols;
+  Scope scope;
+  // Lets of the body not yet reached, by name, for "used before its definition".
+  std::map<std::string, Loc> later_lets;
+};
+
+class Analyzer {
+ public:
+  Analyzer(const ast::Module& module, const SourceManager& sources, DiagnosticEngine& diags);
+  std::optional<ir::Program> run();
+
+  // ---- shared helpers (sema.cpp)
+  DiagnosticEngine& diags() { return diags_; }
+  ir::Builder& builder() { return builder_; }
+  int new_binding_id() { return next_binding_id_++; }
+  int current_region() const { return region_; }
+  int new_region(int parent);
+  bool region_is_ancestor(int ancestor, int region) const;
+  int region_of(const ir::Node* n) const;
+
+  // ---- expressions (sema_expr.cpp)
+  SValue expr(const ast::Expr& e, Scope& scope);
+  // A value usable in arithmetic: a single tensor (first output of an inline scan); reports and
+  // returns Invalid otherwise.
+  SValue single(SValue v, Loc loc, const char* context = nullptr);
+  SValue materialize(const SValue& v, DType dtype, Loc loc);
+  // The dtype two operands meet at, or nullopt (reported) when they cannot.
+  struct Promotion {
+    DType dtype;
+    bool weak;
+  };
+  std::optional<Promotion> promote(const SValue& a, const SValue& b, Loc loc, const char* op);
+  SValue binary(ir::BinaryOp op, SValue a, SValue b, Loc loc, const char* spelling);
+  SValue int_literal(int64_t v, Loc loc);
+  SValue float_literal(double v, Loc loc);
+  SValue constant(ir::Scalar s, Loc loc);
+  SValue to_index_i64(const SValue& v, Loc loc, const char* what);
+  ir::Value dim_value(const ir::Value& x, int axis, Loc loc);
+  SValue select(SValue c, SValue a, SValue b, Loc loc, const char* what);
+  SValue index_expr(const ast::Index& e, Scope& scope);
+  // Analyzes index items [first, end) against a value of type `base`; false when errors were reported.
+  bool index_specs(const ir::Type& base, const std::vector<ast::IndexItem>& items, size_t first, Scope& scope,
+                   Loc loc, std::vector<ir::IndexSpec>* specs, std::vector<ir::Value>* operands);
+  SValue apply_index(SValue base, const std::vector<ast::IndexItem>& items, size_t first_item,
+                     Scope& scope, Loc loc);
+  SValue call(const ast::Call& c, Scope& scope);
+  SValue builtin(const ast::Call& c, Scope& scope, bool* handled);
+  SValue call_function(const ast::FnDecl& fn, const ast::Call& c, Scope& scope);
+  SValue name(const ast::Name& n, Scope& scope);
+
+  // ---- functions (sema.cpp)
+  ir::Function analyze_entry(const ast::FnDecl& fn);
+  // Analyzes a function body with the environment set up; returns its results.
+  std::vector<SValue> function_body(const ast::FnDecl& fn, FunctionEnv& env);
+  // `let x = scan {...}` and `let (a, b) = scan {...}` bind outputs by name; a single name may
+  // also bind the only output of a scan.
+  SValue scan_output_by_name(const SValue& outputs, const ast::NameDecl& n, bool only_output_fits);
+  ir::Type declared_type(const ast::TypeDecl& t, FunctionEnv* env_for_symbols);
+  // Checks v against a declared type: statically when it can, else by a CheckShape node.
+  SValue conform(SValue v, const ast::TypeDecl& decl, FunctionEnv& env, const std::string& what,
+                 Loc loc, bool runtime_check);
+
+  // ---- scans (sema_scan.cpp)
+  SValue scan(const ast::Scan& s, Scope& scope);
+  SValue output_read(ScanFrame& f, int output, int64_t k, const ast::Expr& at, Loc loc);
+  SValue let_read(ScanFrame& f, int let, const std::string& name, Loc loc);
+  void ensure_output(ScanFrame& f, int output);
+  void ensure_let(ScanFrame& f, int let);
+  // The values a let binds to its names (by name for a scan's outputs, by position for a call).
+  std::vector<SValue> let_values(const ast::Let& let, const SValue& v);
+  int next_frame_serial = 1;
+  const TapRead* tap_read_of(const ast::Expr& e) const;
+
+  // Which scan frames are being analyzed (innermost last).
+  std::vector<ScanFrame*> frames;
+  // Calls being inlined, to detect recursion.
+  std::vector<const ast::FnDecl*> call_stack;
+  std::vector<Loc> call_locs;
+  std::unordered_map<const ast::Expr*, TapRead> tap_reads;
+  std::map<std::string, const ast::FnDecl*> functions;
+  FunctionEnv* env = nullptr;
+
+ private:
+  const ast::Module& module_;
+  const SourceManager& sources_;
+  DiagnosticEngine& diags_;
+  ir::Builder builder_;
+  int next_binding_id_ = 1;
+  int region_ = 0;
+  std::vector<int> region_parent_;
+  std::unordered_map<const ir::Node*, int> region_of_;
+
+  friend class RegionGuard;
+  friend struct ScanAnalysis;
+ public:
+  void set_region(int r) { region_ = r; }
+};
+
+// Enters a region for the lifetime of the guard.
+class RegionGuard {
+ public:
+  RegionGuard(Analyzer& a, int region) : a_(a), saved_(a.current_region()) { a.set_region(region); }
+  ~RegionGuard() { a_.set_region(saved_); }
+
+ private:
+  Analyzer& a_;
+  int saved_;
+};
+
+std::string plural(size_t n);
+
+}  // namespace scangen::sema

@@ -1,0 +1,80 @@
+// Tokens of the .scan language.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "support/source.h"
+
+namespace scangen {
+
+// TOKEN(kind, spelling for messages)
+#define SCANGEN_TOKENS(TOKEN)          \
+  TOKEN(Eof, "end of file")            \
+  TOKEN(Newline, "end of line")        \
+  TOKEN(Identifier, "a name")          \
+  TOKEN(IntLiteral, "an integer")      \
+  TOKEN(FloatLiteral, "a number")      \
+  TOKEN(KwFn, "'fn'")                  \
+  TOKEN(KwLet, "'let'")                \
+  TOKEN(KwReturn, "'return'")          \
+  TOKEN(KwScan, "'scan'")              \
+  TOKEN(KwInit, "'init'")              \
+  TOKEN(KwUntil, "'until'")            \
+  TOKEN(KwTrue, "'true'")              \
+  TOKEN(KwFalse, "'false'")            \
+  TOKEN(KwF32, "'f32'")                \
+  TOKEN(KwF64, "'f64'")                \
+  TOKEN(KwI32, "'i32'")                \
+  TOKEN(KwI64, "'i64'")                \
+  TOKEN(KwBool, "'bool'")              \
+  TOKEN(LParen, "'('")                 \
+  TOKEN(RParen, "')'")                 \
+  TOKEN(LBracket, "'['")               \
+  TOKEN(RBracket, "']'")               \
+  TOKEN(LBrace, "'{'")                 \
+  TOKEN(RBrace, "'}'")                 \
+  TOKEN(Comma, "','")                  \
+  TOKEN(Colon, "':'")                  \
+  TOKEN(Semicolon, "';'")              \
+  TOKEN(Arrow, "'->'")                 \
+  TOKEN(Assign, "'='")                 \
+  TOKEN(EqEq, "'=='")                  \
+  TOKEN(NotEq, "'!='")                 \
+  TOKEN(Less, "'<'")                   \
+  TOKEN(LessEq, "'<='")                \
+  TOKEN(Greater, "'>'")                \
+  TOKEN(GreaterEq, "'>='")             \
+  TOKEN(Plus, "'+'")                   \
+  TOKEN(Minus, "'-'")                  \
+  TOKEN(Star, "'*'")                   \
+  TOKEN(StarStar, "'**'")              \
+  TOKEN(Slash, "'/'")                  \
+  TOKEN(Percent, "'%'")                \
+  TOKEN(At, "'@'")                     \
+  TOKEN(AmpAmp, "'&&'")                \
+  TOKEN(PipePipe, "'||'")              \
+  TOKEN(Bang, "'!'")                   \
+  TOKEN(Question, "'?'")
+
+enum class Tok {
+#define TOKEN(kind, spelling) kind,
+  SCANGEN_TOKENS(TOKEN)
+#undef TOKEN
+};
+
+const char* token_spelling(Tok kind);
+
+struct Token {
+  Tok kind = Tok::Eof;
+  std::string text;  // the characters of the token as written
+  Loc loc;
+  int64_t int_value = 0;    // IntLiteral
+  double float_value = 0;   // FloatLiteral
+  bool int_overflow = false;
+};
+
+// How a token is described in "expected X, found Y" messages.
+std::string describe_token(const Token& t);
+
+}  // namespace scangen

@@ -1,0 +1,358 @@
+#include "ir/builder.h"
+
+#include "support/check.h"
+
+namespace scangen::ir {
+
+template <class T, class... Args> NodeRef Builder::make(Args&&... args) {
+  auto node = std::make_shared<T>(std::forward<Args>(args)...);
+  if (observer_) observer_(*node);
+  return node;
+}
+
+std::optional<Scalar> constant_value(const Value& v) {
+  if (!v) return std::nullopt;
+  if (const auto* c = v.node->as<ConstantNode>()) return c->value();
+  return std::nullopt;
+}
+
+namespace {
+
+void check_scalar_int(const Value& v, const char* what) {
+  SCANGEN_CHECK(v && v.type().is_scalar() && is_int(v.type().dtype),
+                std::string(what) + " must be an integer scalar");
+}
+
+std::vector<Dim> broadcast_or_die(const std::vector<Dim>& a, const std::vector<Dim>& b) {
+  auto s = broadcast_shapes(a, b);
+  SCANGEN_CHECK(s.has_value(), "shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+  return *s;
+}
+
+}  // namespace
+
+Value Builder::param(Type type, int index, std::string name, Loc loc) {
+  return Value(make<ParamNode>(std::move(type), index, std::move(name), loc));
+}
+
+Value Builder::constant(Scalar value, Loc loc) { return Value(make<ConstantNode>(value, loc)); }
+
+Value Builder::arange(Value start, Value stop, std::optional<Dim> length, Loc loc) {
+  SCANGEN_CHECK(start.type().is_scalar() && start.type().dtype == DType::I64, "arange start must be i64");
+  SCANGEN_CHECK(stop.type().is_scalar() && stop.type().dtype == DType::I64, "arange stop must be i64");
+  Dim n = Dim::fresh_unknown();
+  auto a = constant_value(start), b = constant_value(stop);
+  if (a && b) {
+    n = Dim::constant(std::max<int64_t>(b->i - a->i, 0));
+  } else if (length) {
+    n = *length;
+  }
+  return Value(make<ArangeNode>(std::move(start), std::move(stop), Type(DType::I64, {n}), loc));
+}
+
+Value Builder::fill(Value value, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc) {
+  SCANGEN_CHECK(value.type().is_scalar(), "fill value must be a scalar");
+  SCANGEN_CHECK(dims.size() == static_dims.size(), "fill dims and static dims differ in count");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    SCANGEN_CHECK(dims[i].type().is_scalar() && dims[i].type().dtype == DType::I64, "fill dims must be i64");
+    if (auto c = constant_value(dims[i])) static_dims[i] = Dim::constant(c->i);
+  }
+  Type t(value.type().dtype, std::move(static_dims));
+  std::vector<Value> inputs{std::move(value)};
+  inputs.insert(inputs.end(), dims.begin(), dims.end());
+  return Value(make<FillNode>(std::move(inputs), std::move(t), loc));
+}
+
+Value Builder::dim_size(Value x, int axis, Loc loc) {
+  SCANGEN_CHECK(axis >= 0 && axis < x.type().rank(), "dim axis out of range");
+  return Value(make<DimSizeNode>(std::move(x), axis, loc));
+}
+
+Value Builder::unary(UnaryOp op, Value x, Loc loc) {
+  DType d = x.type().dtype;
+  if (op == UnaryOp::Not) {
+    SCANGEN_CHECK(d == DType::Bool, "not needs bool");
+  } else {
+    SCANGEN_CHECK(d != DType::Bool, std::string(unary_op_name(op)) + " on bool");
+    SCANGEN_CHECK(is_float(d) || unary_op_allows_int(op), std::string(unary_op_name(op)) + " needs a float operand");
+  }
+  Type t = x.type();
+  return Value(make<UnaryNode>(op, std::move(x), std::move(t), loc));
+}
+
+Value Builder::binary(BinaryOp op, Value a, Value b, Loc loc) {
+  DType d = a.type().dtype;
+  SCANGEN_CHECK(d == b.type().dtype, std::string(binary_op_name(op)) + " operands differ in dtype: " +
+                                         a.type().str() + " and " + b.type().str());
+  BinaryClass cls = binary_op_class(op);
+  if (cls == BinaryClass::Arith) SCANGEN_CHECK(d != DType::Bool, std::string(binary_op_name(op)) + " on bool");
+  if (cls == BinaryClass::Logic) SCANGEN_CHECK(d == DType::Bool, std::string(binary_op_name(op)) + " needs bool");
+  Type t(cls == BinaryClass::Arith ? d : DType::Bool, broadcast_or_die(a.type().shape, b.type().shape));
+  return Value(make<BinaryNode>(op, std::move(a), std::move(b), std::move(t), loc));
+}
+
+Value Builder::select(Value cond, Value a, Value b, Loc loc) {
+  SCANGEN_CHECK(cond.type().dtype == DType::Bool, "select condition must be bool");
+  SCANGEN_CHECK(a.type().dtype == b.type().dtype, "select branches differ in dtype");
+  auto s = broadcast_or_die(broadcast_or_die(cond.type().shape, a.type().shape), b.type().shape);
+  Type t(a.type().dtype, std::move(s));
+  return Value(make<SelectNode>(std::move(cond), std::move(a), std::move(b), std::move(t), loc));
+}
+
+Value Builder::cast(Value x, DType to, Loc loc) {
+  Type t = x.type().with_dtype(to);
+  return Value(make<CastNode>(std::move(x), std::move(t), loc));
+}
+
+Value Builder::reduce(ReduceOp op, Value x, std::optional<int> axis, Loc loc) {
+  DType d = x.type().dtype;
+  SCANGEN_CHECK(d != DType::Bool, "reduction of bool");
+  if (op == ReduceOp::Mean) SCANGEN_CHECK(is_float(d), "mean needs a float operand");
+  Type t(d);
+  if (axis) {
+    SCANGEN_CHECK(*axis >= 0 && *axis < x.type().rank(), "reduce axis out of range");
+    t.shape = x.type().shape;
+    t.shape.erase(t.shape.begin() + *axis);
+  }
+  return Value(make<ReduceNode>(op, std::move(x), axis, std::move(t), loc));
+}
+
+std::optional<std::vector<Dim>> matmul_result_shape(const Type& a, const Type& b) {
+  int ra = a.rank(), rb = b.rank();
+  if (ra < 1 || ra > 2 || rb < 1 || rb > 2) return std::nullopt;
+  const Dim& ka = a.shape[size_t(ra - 1)];
+  const Dim& kb = b.shape[0];
+  if (ka.provably_different(kb)) return std::nullopt;
+  std::vector<Dim> out;
+  if (ra == 2) out.push_back(a.shape[0]);
+  if (rb == 2) out.push_back(b.shape[1]);
+  return out;
+}
+
+Value Builder::matmul(Value a, Value b, Loc loc) {
+  SCANGEN_CHECK(a.type().dtype == b.type().dtype && a.type().dtype != DType::Bool, "matmul operand dtypes");
+  auto s = matmul_result_shape(a.type(), b.type());
+  SCANGEN_CHECK(s.has_value(), "matmul shapes " + a.type().str() + " @ " + b.type().str());
+  Type t(a.type().dtype, std::move(*s));
+  return Value(make<MatMulNode>(std::move(a), std::move(b), std::move(t), loc));
+}
+
+std::vector<Dim> index_result_shape(const Type& x, const std::vector<IndexSpec>& specs,
+                                    const std::vector<Value>& operands) {
+  SCANGEN_CHECK(specs.size() <= size_t(x.rank()), "more indices than dimensions");
+  std::vector<Dim> out;
+  size_t op = 0;
+  for (size_t d = 0; d < specs.size(); ++d) {
+    const IndexSpec& s = specs[d];
+    if (s.kind == IndexSpec::Kind::Scalar) {
+      ++op;
+      continue;
+    }
+    const Dim& dim = x.shape[d];
+    std::optional<Scalar> lo, hi;
+    if (s.has_lo) lo = constant_value(operands.at(op++));
+    if (s.has_hi) hi = constant_value(operands.at(op++));
+    if (!s.has_lo && !s.has_hi) {
+      out.push_back(dim);
+    } else if (auto n = dim.const_value(); n && (!s.has_lo || lo) && (!s.has_hi || hi)) {
+      // Python's clamping of slice bounds.
+      auto clamp = [&](int64_t v) {
+        if (v < 0) v += *n;
+        return std::min(std::max<int64_t>(v, 0), *n);
+      };
+      int64_t a = s.has_lo ? clamp(lo->i) : 0;
+      int64_t b = s.has_hi ? clamp(hi->i) : *n;
+      out.push_back(Dim::constant(std::max<int64_t>(b - a, 0)));
+    } else {
+      out.push_back(Dim::fresh_unknown());
+    }
+  }
+  for (size_t d = specs.size(); d < size_t(x.rank()); ++d) out.push_back(x.shape[d]);
+  return out;
+}
+
+Value Builder::index(Value x, std::vector<IndexSpec> specs, std::vector<Value> operands, Loc loc) {
+  size_t expected = 0;
+  for (const IndexSpec& s : specs) expected += size_t(s.num_operands());
+  SCANGEN_CHECK(expected == operands.size(), "index operand count");
+  for (const Value& v : operands) check_scalar_int(v, "an index");
+  Type t(x.type().dtype, index_result_shape(x.type(), specs, operands));
+  std::vector<Value> inputs{std::move(x)};
+  inputs.insert(inputs.end(), operands.begin(), operands.end());
+  return Value(make<IndexNode>(std::move(inputs), std::move(specs), std::move(t), loc));
+}
+
+Value Builder::update(Value x, Value v, std::vector<IndexSpec> specs, std::vector<Value> operands,
+                      bool accumulate, Loc loc) {
+  size_t expected = 0;
+  for (const IndexSpec& s : specs) expected += size_t(s.num_operands());
+  SCANGEN_CHECK(expected == operands.size(), "update operand count");
+  SCANGEN_CHECK(x.type().dtype == v.type().dtype, "update value dtype");
+  if (accumulate) SCANGEN_CHECK(x.type().dtype != DType::Bool, "inc on bool");
+  for (const Value& o : operands) check_scalar_int(o, "an index");
+  auto region = index_result_shape(x.type(), specs, operands);
+  auto b = broadcast_shapes(v.type().shape, region);
+  SCANGEN_CHECK(v.type().rank() <= int(region.size()) && b.has_value(), "update value does not fit the region");
+  Type t = x.type();
+  std::vector<Value> inputs{std::move(x), std::move(v)};
+  inputs.insert(inputs.end(), operands.begin(), operands.end());
+  return Value(make<UpdateNode>(std::move(inputs), std::move(specs), accumulate, std::move(t), loc));
+}
+
+Value Builder::check_shape(Value x, std::vector<DimCheck> checks, std::vector<Value> operands,
+                           std::string what, std::vector<Dim> static_shape, Loc loc) {
+  SCANGEN_CHECK(int(checks.size()) == x.type().rank(), "check_shape rank");
+  SCANGEN_CHECK(static_shape.size() == checks.size(), "check_shape static rank");
+  for (const DimCheck& c : checks)
+    if (c.kind == DimCheck::Kind::Operand)
+      SCANGEN_CHECK(c.value >= 1 && size_t(c.value) <= operands.size(), "check_shape operand index");
+  for (const Value& v : operands) check_scalar_int(v, "a checked dimension");
+  Type t(x.type().dtype, std::move(static_shape));
+  std::vector<Value> inputs{std::move(x)};
+  inputs.insert(inputs.end(), operands.begin(), operands.end());
+  return Value(make<CheckShapeNode>(std::move(inputs), std::move(checks), std::move(what), std::move(t), loc));
+}
+
+namespace {
+
+void check_scan(const std::vector<Value>& inputs, const ScanInfo& info, const Graph& body) {
+  SCANGEN_CHECK(int(inputs.size()) == info.num_inputs(), "scan input count");
+  SCANGEN_CHECK(int(body.params.size()) == info.num_body_params(), "scan body param count");
+  SCANGEN_CHECK(int(body.results.size()) == info.num_body_results(), "scan body result count");
+  if (info.has_steps) check_scalar_int(inputs[0], "scan steps");
+  SCANGEN_CHECK(body.params[0].type().is_scalar() && body.params[0].type().dtype == DType::I64, "scan index param");
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    const Type& seq = inputs[size_t(info.sequence_input(int(s)))].type();
+    SCANGEN_CHECK(seq.rank() >= 1 && !info.sequences[s].taps.empty(), "scan sequence");
+    for (size_t k = 0; k < info.sequences[s].taps.size(); ++k) {
+      const Type& p = body.params[size_t(info.body_sequence_param(int(s), int(k)))].type();
+      SCANGEN_CHECK(p.dtype == seq.dtype && p.rank() == seq.rank() - 1, "scan sequence tap type");
+    }
+  }
+  for (size_t s = 0; s < info.states.size(); ++s) {
+    const ScanState& st = info.states[s];
+    const Type& init = inputs[size_t(info.init_input(int(s)))].type();
+    const Type& next = body.results[s].type();
+    SCANGEN_CHECK(init.dtype == next.dtype, "state " + st.name + " dtype");
+    int expected_rank = next.rank() + (st.init_has_rows() ? 1 : 0);
+    SCANGEN_CHECK(init.rank() == expected_rank, "state " + st.name + " init rank");
+    for (size_t k = 0; k < st.lags.size(); ++k) {
+      SCANGEN_CHECK(st.lags[k] >= 1 && (k == 0 || st.lags[k] > st.lags[k - 1]), "state lags sorted");
+      const Type& p = body.params[size_t(info.body_state_param(int(s), int(k)))].type();
+      SCANGEN_CHECK(p.dtype == next.dtype && p.rank() == next.rank(), "state tap type");
+    }
+  }
+  for (int p = 0; p < info.num_params; ++p)
+    SCANGEN_CHECK(inputs[size_t(info.param_input(p))].type().dtype ==
+                      body.params[size_t(info.body_param(p))].type().dtype,
+                  "scan param dtype");
+  if (info.has_until) {
+    const Type& c = body.results.back().type();
+    SCANGEN_CHECK(c.is_scalar() && c.dtype == DType::Bool, "scan until must be a bool scalar");
+  }
+}
+
+std::vector<Type> scan_output_types(const ScanInfo& info, const Graph& body, const Dim& steps) {
+  std::vector<Type> out;
+  for (int i = 0; i < info.num_outputs(); ++i) out.push_back(body.results[size_t(i)].type().stacked(steps));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Value> Builder::scan(std::vector<Value> inputs, ScanInfo info,
+                                 std::shared_ptr<const Graph> body, Dim steps, Loc loc) {
+  check_scan(inputs, info, *body);
+  auto types = scan_output_types(info, *body, steps);
+  NodeRef n = make<ScanNode>(std::move(inputs), std::move(info), std::move(body), std::move(types), loc);
+  std::vector<Value> outs;
+  for (int i = 0; i < n->num_outputs(); ++i) outs.push_back(n->output(i));
+  return outs;
+}
+
+NodeRef Builder::rebuild_scan(const ScanNode& old, std::vector<Value> inputs, ScanInfo info,
+                              std::shared_ptr<const Graph> body) {
+  check_scan(inputs, info, *body);
+  Dim steps = old.num_outputs() > 0 ? old.output_types()[0].shape[0] : Dim::fresh_unknown();
+  auto types = scan_output_types(info, *body, steps);
+  return make<ScanNode>(std::move(inputs), std::move(info), std::move(body), std::move(types), old.loc());
+}
+
+NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
+  SCANGEN_CHECK(inputs.size() == old.inputs().size(), "rebuild with a different number of inputs");
+  bool same_types = true;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].type().same_as(old.inputs()[i].type())) same_types = false;
+  auto first = [&](size_t n) { return std::vector<Value>(inputs.begin() + long(n), inputs.end()); };
+
+  if (same_types) {
+    // Same operation, same operand types: keep the output types as they are.
+    switch (old.kind()) {
+      case NodeKind::Param:
+      case NodeKind::Constant: return old.shared_from_this();
+      case NodeKind::Arange: return make<ArangeNode>(inputs[0], inputs[1], old.output_types()[0], old.loc());
+      case NodeKind::Fill: return make<FillNode>(std::move(inputs), old.output_types()[0], old.loc());
+      case NodeKind::DimSize: return make<DimSizeNode>(inputs[0], old.as<DimSizeNode>()->axis(), old.loc());
+      case NodeKind::Unary: return make<UnaryNode>(old.as<UnaryNode>()->op(), inputs[0], old.output_types()[0], old.loc());
+      case NodeKind::Binary:
+        return make<BinaryNode>(old.as<BinaryNode>()->op(), inputs[0], inputs[1], old.output_types()[0], old.loc());
+      case NodeKind::Select: return make<SelectNode>(inputs[0], inputs[1], inputs[2], old.output_types()[0], old.loc());
+      case NodeKind::Cast: return make<CastNode>(inputs[0], old.output_types()[0], old.loc());
+      case NodeKind::Reduce: {
+        const auto* r = old.as<ReduceNode>();
+        return make<ReduceNode>(r->op(), inputs[0], r->axis(), old.output_types()[0], old.loc());
+      }
+      case NodeKind::MatMul: return make<MatMulNode>(inputs[0], inputs[1], old.output_types()[0], old.loc());
+      case NodeKind::Index:
+        return make<IndexNode>(std::move(inputs), old.as<IndexNode>()->specs(), old.output_types()[0], old.loc());
+      case NodeKind::Update: {
+        const auto* u = old.as<UpdateNode>();
+        return make<UpdateNode>(std::move(inputs), u->specs(), u->accumulate(), old.output_types()[0], old.loc());
+      }
+      case NodeKind::CheckShape: {
+        const auto* c = old.as<CheckShapeNode>();
+        return make<CheckShapeNode>(std::move(inputs), c->checks(), c->what(), old.output_types()[0], old.loc());
+      }
+      case NodeKind::Scan: {
+        const auto* s = old.as<ScanNode>();
+        return make<ScanNode>(std::move(inputs), s->info(), s->body_ptr(), old.output_types(), old.loc());
+      }
+    }
+  }
+  // Operand types changed: recompute through the checking factories.
+  switch (old.kind()) {
+    case NodeKind::Param:
+    case NodeKind::Constant: return old.shared_from_this();
+    case NodeKind::Arange: return arange(inputs[0], inputs[1], std::nullopt, old.loc()).node;
+    case NodeKind::Fill: {
+      std::vector<Dim> dims = old.output_types()[0].shape;
+      return fill(inputs[0], first(1), std::move(dims), old.loc()).node;
+    }
+    case NodeKind::DimSize: return dim_size(inputs[0], old.as<DimSizeNode>()->axis(), old.loc()).node;
+    case NodeKind::Unary: return unary(old.as<UnaryNode>()->op(), inputs[0], old.loc()).node;
+    case NodeKind::Binary: return binary(old.as<BinaryNode>()->op(), inputs[0], inputs[1], old.loc()).node;
+    case NodeKind::Select: return select(inputs[0], inputs[1], inputs[2], old.loc()).node;
+    case NodeKind::Cast: return cast(inputs[0], old.output_types()[0].dtype, old.loc()).node;
+    case NodeKind::Reduce: {
+      const auto* r = old.as<ReduceNode>();
+      return reduce(r->op(), inputs[0], r->axis(), old.loc()).node;
+    }
+    case NodeKind::MatMul: return matmul(inputs[0], inputs[1], old.loc()).node;
+    case NodeKind::Index: return index(inputs[0], old.as<IndexNode>()->specs(), first(1), old.loc()).node;
+    case NodeKind::Update: {
+      const auto* u = old.as<UpdateNode>();
+      return update(inputs[0], inputs[1], u->specs(), first(2), u->accumulate(), old.loc()).node;
+    }
+    case NodeKind::CheckShape: {
+      const auto* c = old.as<CheckShapeNode>();
+      return check_shape(inputs[0], c->checks(), first(1), c->what(), old.output_types()[0].shape, old.loc()).node;
+    }
+    case NodeKind::Scan: {
+      const auto* s = old.as<ScanNode>();
+      return rebuild_scan(*s, std::move(inputs), s->info(), s->body_ptr());
+    }
+  }
+  SCANGEN_UNREACHABLE("unknown node kind");
+}
+
+}  // namespace scangen::ir

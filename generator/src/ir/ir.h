@@ -1,0 +1,427 @@
+// The program-level IR: an immutable dataflow graph of tensor operations whose nodes include scan
+// nodes, each owning the graph of one step (so nesting is natural).
+//
+// Nodes are immutable and shared (std::shared_ptr<const Node>); a Value names one output of a
+// node. A Graph is its parameters and its results: the nodes that matter are exactly those the
+// results reach, so unused computations disappear by construction. Nodes are created only by the
+// factories of ir/builder.h, which check types; rewrites build new graphs with ir/mutator.h.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/type.h"
+#include "support/source.h"
+
+namespace scangen::ir {
+
+enum class NodeKind {
+#define IR_NODE(kind, name) kind,
+#include "ir/nodes.def"
+#undef IR_NODE
+};
+
+enum class UnaryOp {
+#define UNARY_OP(op, name, ints) op,
+#include "ir/ops.def"
+#undef UNARY_OP
+};
+
+enum class BinaryOp {
+#define BINARY_OP(op, name, cls) op,
+#include "ir/ops.def"
+#undef BINARY_OP
+};
+
+enum class ReduceOp {
+#define REDUCE_OP(op, name) op,
+#include "ir/ops.def"
+#undef REDUCE_OP
+};
+
+enum class BinaryClass { Arith, Compare, Logic };
+
+const char* node_kind_name(NodeKind k);
+const char* unary_op_name(UnaryOp op);
+const char* binary_op_name(BinaryOp op);
+const char* reduce_op_name(ReduceOp op);
+BinaryClass binary_op_class(BinaryOp op);
+// Whether the unary operator is defined on integer operands (the rest need floats).
+bool unary_op_allows_int(UnaryOp op);
+
+class Node;
+using NodeRef = std::shared_ptr<const Node>;
+
+// One output of a node.
+struct Value {
+  NodeRef node;
+  int index = 0;
+
+  Value() = default;
+  Value(NodeRef n, int i = 0) : node(std::move(n)), index(i) {}
+  explicit operator bool() const { return node != nullptr; }
+  const Type& type() const;
+  bool operator==(const Value& o) const { return node == o.node && index == o.index; }
+  bool operator!=(const Value& o) const { return !(*this == o); }
+};
+
+struct ValueHash {
+  size_t operator()(const Value& v) const {
+    return std::hash<const void*>()(v.node.get()) * 31 + static_cast<size_t>(v.index);
+  }
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  NodeKind kind() const { return kind_; }
+  const std::vector<Value>& inputs() const { return inputs_; }
+  const Value& input(int i) const { return inputs_.at(static_cast<size_t>(i)); }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const std::vector<Type>& output_types() const { return output_types_; }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  const Loc& loc() const { return loc_; }
+  Value output(int i = 0) const { return Value(shared_from_this(), i); }
+
+  template <class T> const T* as() const {
+    return kind_ == T::kKind ? static_cast<const T*>(this) : nullptr;
+  }
+
+ protected:
+  Node(NodeKind kind, std::vector<Value> inputs, std::vector<Type> outputs, Loc loc)
+      : kind_(kind), inputs_(std::move(inputs)), output_types_(std::move(outputs)), loc_(loc) {}
+
+ private:
+  NodeKind kind_;
+  std::vector<Value> inputs_;
+  std::vector<Type> output_types_;
+  Loc loc_;
+};
+
+inline const Type& Value::type() const { return node->output_types()[static_cast<size_t>(index)]; }
+
+// ---- scalars
+
+struct Scalar {
+  DType dtype = DType::I64;
+  int64_t i = 0;   // bool, i32, i64
+  double f = 0;    // f32, f64 (an f32 constant holds a value exactly representable in f32)
+
+  static Scalar of_int(DType d, int64_t v);
+  static Scalar of_float(DType d, double v);
+  static Scalar of_bool(bool b);
+  double as_double() const { return is_float(dtype) ? f : static_cast<double>(i); }
+  int64_t as_int() const { return is_float(dtype) ? static_cast<int64_t>(f) : i; }
+  bool operator==(const Scalar& o) const;
+  std::string str() const;  // as printed in IR and in emitted code comments
+};
+
+// ---- node classes (one per entry of nodes.def)
+
+#define SCANGEN_NODE_KIND(K) static constexpr NodeKind kKind = NodeKind::K
+
+// A graph parameter: function arguments, and in a scan body the loop index, the sequence and state
+// taps and the scan's parameters.
+class ParamNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Param);
+  ParamNode(Type type, int index, std::string name, Loc loc)
+      : Node(kKind, {}, {std::move(type)}, loc), index_(index), name_(std::move(name)) {}
+  int index() const { return index_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  int index_;
+  std::string name_;
+};
+
+// A scalar literal.
+class ConstantNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Constant);
+  ConstantNode(Scalar value, Loc loc) : Node(kKind, {}, {Type(value.dtype)}, loc), value_(value) {}
+  const Scalar& value() const { return value_; }
+
+ private:
+  Scalar value_;
+};
+
+// arange(start, stop): i64[max(stop - start, 0)]. Inputs: start, stop (i64 scalars).
+class ArangeNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Arange);
+  ArangeNode(Value start, Value stop, Type type, Loc loc)
+      : Node(kKind, {std::move(start), std::move(stop)}, {std::move(type)}, loc) {}
+};
+
+// A tensor of one repeated value. Inputs: the value (a scalar of the result dtype), then one i64
+// scalar per dimension.
+class FillNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Fill);
+  FillNode(std::vector<Value> inputs, Type type, Loc loc)
+      : Node(kKind, std::move(inputs), {std::move(type)}, loc) {}
+};
+
+// The size of one dimension of a value, as an i64 scalar.
+class DimSizeNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(DimSize);
+  DimSizeNode(Value x, int axis, Loc loc)
+      : Node(kKind, {std::move(x)}, {Type(DType::I64)}, loc), axis_(axis) {}
+  int axis() const { return axis_; }
+
+ private:
+  int axis_;
+};
+
+class UnaryNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Unary);
+  UnaryNode(UnaryOp op, Value x, Type type, Loc loc)
+      : Node(kKind, {std::move(x)}, {std::move(type)}, loc), op_(op) {}
+  UnaryOp op() const { return op_; }
+
+ private:
+  UnaryOp op_;
+};
+
+// Element-wise with NumPy broadcasting; both operands have the same dtype.
+class BinaryNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Binary);
+  BinaryNode(BinaryOp op, Value a, Value b, Type type, Loc loc)
+      : Node(kKind, {std::move(a), std::move(b)}, {std::move(type)}, loc), op_(op) {}
+  BinaryOp op() const { return op_; }
+
+ private:
+  BinaryOp op_;
+};
+
+// where(cond, a, b), element-wise with broadcasting.
+class SelectNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Select);
+  SelectNode(Value c, Value a, Value b, Type type, Loc loc)
+      : Node(kKind, {std::move(c), std::move(a), std::move(b)}, {std::move(type)}, loc) {}
+};
+
+class CastNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Cast);
+  CastNode(Value x, Type type, Loc loc) : Node(kKind, {std::move(x)}, {std::move(type)}, loc) {}
+};
+
+// A reduction over one axis, or over every element when axis is empty.
+class ReduceNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Reduce);
+  ReduceNode(ReduceOp op, Value x, std::optional<int> axis, Type type, Loc loc)
+      : Node(kKind, {std::move(x)}, {std::move(type)}, loc), op_(op), axis_(axis) {}
+  ReduceOp op() const { return op_; }
+  const std::optional<int>& axis() const { return axis_; }
+
+ private:
+  ReduceOp op_;
+  std::optional<int> axis_;
+};
+
+// a @ b for vectors and matrices.
+class MatMulNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(MatMul);
+  MatMulNode(Value a, Value b, Type type, Loc loc)
+      : Node(kKind, {std::move(a), std::move(b)}, {std::move(type)}, loc) {}
+};
+
+// One entry of an index list: a scalar index (removes the dimension) or a slice lo:hi (keeps it).
+// Its operands follow in the node's inputs: one for a scalar, has_lo + has_hi for a slice.
+struct IndexSpec {
+  enum class Kind : uint8_t { Scalar, Slice } kind = Kind::Scalar;
+  bool has_lo = false;
+  bool has_hi = false;
+  int num_operands() const { return kind == Kind::Scalar ? 1 : int(has_lo) + int(has_hi); }
+  bool operator==(const IndexSpec& o) const {
+    return kind == o.kind && has_lo == o.has_lo && has_hi == o.has_hi;
+  }
+};
+
+// x[specs...] with Python semantics: negative indices count from the end, out-of-range scalar
+// indices are run-time errors, slice bounds are clamped. Inputs: x, then the index operands.
+class IndexNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Index);
+  IndexNode(std::vector<Value> inputs, std::vector<IndexSpec> specs, Type type, Loc loc)
+      : Node(kKind, std::move(inputs), {std::move(type)}, loc), specs_(std::move(specs)) {}
+  const std::vector<IndexSpec>& specs() const { return specs_; }
+
+ private:
+  std::vector<IndexSpec> specs_;
+};
+
+// set(x[specs], v) or inc(x[specs], v): x with the region replaced by (or incremented by) v,
+// broadcast to the region's shape. Inputs: x, v, then the index operands.
+class UpdateNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Update);
+  UpdateNode(std::vector<Value> inputs, std::vector<IndexSpec> specs, bool accumulate, Type type, Loc loc)
+      : Node(kKind, std::move(inputs), {std::move(type)}, loc),
+        specs_(std::move(specs)),
+        accumulate_(accumulate) {}
+  const std::vector<IndexSpec>& specs() const { return specs_; }
+  bool accumulate() const { return accumulate_; }
+
+ private:
+  std::vector<IndexSpec> specs_;
+  bool accumulate_;
+};
+
+// Passes x through after checking its run-time shape: each dimension is unchecked, equal to a
+// constant, or equal to an i64 operand. Inputs: x, then the operands. `what` names the value in
+// the error message ("argument 'x' of 'f'").
+struct DimCheck {
+  enum class Kind : uint8_t { None, Const, Operand } kind = Kind::None;
+  int64_t value = 0;  // Const: the size; Operand: the input index (>= 1)
+  std::string symbol;  // for messages: the declared name of the dimension, if any
+  bool operator==(const DimCheck& o) const {
+    return kind == o.kind && value == o.value && symbol == o.symbol;
+  }
+};
+
+class CheckShapeNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(CheckShape);
+  CheckShapeNode(std::vector<Value> inputs, std::vector<DimCheck> checks, std::string what, Type type, Loc loc)
+      : Node(kKind, std::move(inputs), {std::move(type)}, loc),
+        checks_(std::move(checks)),
+        what_(std::move(what)) {}
+  const std::vector<DimCheck>& checks() const { return checks_; }
+  const std::string& what() const { return what_; }
+
+ private:
+  std::vector<DimCheck> checks_;
+  std::string what_;
+};
+
+struct Graph;
+
+// What a scan reads and produces, in Theano's terms.
+struct ScanSequence {
+  std::vector<int64_t> taps;  // sorted, unique: tap k reads U[t + k] in iteration terms
+  std::string label;          // the expression as written, for messages ("arange(n)")
+  int64_t min_tap() const { return std::min<int64_t>(taps.front(), 0); }  // m
+  int64_t max_tap() const { return std::max<int64_t>(taps.back(), 0); }   // M
+  int64_t span() const { return max_tap() - min_tap(); }                 // steps lost: M - m
+};
+
+struct ScanState {
+  std::string name;
+  std::vector<int64_t> lags;  // sorted, unique, >= 1: lag k reads X[t - k]
+  int64_t max_lag() const { return lags.empty() ? 0 : lags.back(); }
+  // The init holds one row per step read when more than one step back is read.
+  bool init_has_rows() const { return max_lag() > 1; }
+};
+
+struct ScanInfo {
+  bool has_steps = false;
+  bool reverse = false;
+  bool has_until = false;
+  int64_t truncate_gradient = -1;
+  std::string index_name = "t";
+  std::vector<ScanSequence> sequences;
+  std::vector<ScanState> states;
+  std::vector<std::string> outputs;  // per-step outputs (not fed back)
+  int num_params = 0;
+
+  // Node inputs: [steps] sequences... inits... params...
+  int steps_input() const { return 0; }
+  int sequence_input(int i) const { return int(has_steps) + i; }
+  int init_input(int i) const { return sequence_input(int(sequences.size())) + i; }
+  int param_input(int i) const { return init_input(int(states.size())) + i; }
+  int num_inputs() const { return param_input(num_params); }
+
+  // Body params: [t] (sequence i, tap j)... (state i, lag j)... params...
+  int body_index_param() const { return 0; }
+  int body_sequence_param(int seq, int tap) const;
+  int body_state_param(int state, int lag) const;
+  int body_param(int i) const;
+  int num_body_params() const { return body_param(num_params); }
+
+  // Body results and node outputs: states..., outputs... (the body also yields the until flag last)
+  int num_outputs() const { return int(states.size() + outputs.size()); }
+  int num_body_results() const { return num_outputs() + int(has_until); }
+  const std::string& output_name(int i) const {
+    return i < int(states.size()) ? states[size_t(i)].name : outputs[size_t(i) - states.size()];
+  }
+
+  bool operator==(const ScanInfo& o) const;
+};
+
+class ScanNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Scan);
+  ScanNode(std::vector<Value> inputs, ScanInfo info, std::shared_ptr<const Graph> body,
+           std::vector<Type> outputs, Loc loc)
+      : Node(kKind, std::move(inputs), std::move(outputs), loc),
+        info_(std::move(info)),
+        body_(std::move(body)) {}
+  const ScanInfo& info() const { return info_; }
+  const Graph& body() const { return *body_; }
+  const std::shared_ptr<const Graph>& body_ptr() const { return body_; }
+
+ private:
+  ScanInfo info_;
+  std::shared_ptr<const Graph> body_;
+};
+
+#undef SCANGEN_NODE_KIND
+
+// ---- graphs, functions, programs
+
+struct Graph {
+  std::vector<Value> params;   // ParamNode outputs, params[i] has index i
+  std::vector<Value> results;
+};
+
+struct ArgDecl {
+  std::string name;
+  Type type;  // declared: dims are constants, signature symbols or unknown
+  Loc loc;
+};
+
+struct ResultDecl {
+  std::string name;  // declared name, or empty
+  Type type;
+  Loc loc;
+};
+
+struct Function {
+  std::string name;
+  Loc loc;
+  std::vector<ArgDecl> args;
+  std::vector<ResultDecl> results;
+  bool tuple_result = false;
+  Graph graph;
+
+  // The name under which result i is known: its declared name, else "out<i>".
+  std::string result_name(size_t i) const;
+  // "(A: f32[n], k: i32) -> f32[n]"
+  std::string signature() const;
+};
+
+struct Program {
+  std::string source_path;  // the .scan file as named on the command line
+  std::vector<Function> functions;
+  const Function* find(const std::string& name) const;
+};
+
+// Nodes reachable from the graph's results, inputs before users, in a deterministic order (a
+// depth-first walk from the results in order). Scan bodies are not entered.
+std::vector<const Node*> topological_order(const Graph& g);
+
+}  // namespace scangen::ir
