@@ -1,33 +1,198 @@
-// Temporary driver while the pipeline is assembled.
-#include <iostream>
+// The scangen command line: run, compile, ir, check.
+//
+// Exit status: 0 success; 1 a user error (a bad program, a bad argument, a run-time error of the
+// program); 2 bad command-line usage; 70 an internal error (a scangen bug).
+#include <CLI/CLI.hpp>
 
-#include "frontend/parser.h"
-#include "scangen/runtime/errors.h"
-#include "frontend/sema.h"
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "driver/driver.h"
+#include "ir/interpreter.h"
 #include "ir/printer.h"
-#include "ir/verifier.h"
+#include "scangen/runtime/errors.h"
+#include "scangen/runtime/json_io.h"
+#include "scangen/runtime/npy.h"
+
+#ifndef SCANGEN_VERSION
+#define SCANGEN_VERSION "0.0.0"
+#endif
+
+namespace {
+
+using namespace scangen;
+
+constexpr int kExitUserError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 70;
+
+// Thrown for a bad command line found after parsing (exit 2).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOptions {
+  std::string file;
+  std::string fn;
+  std::string backend = "cpu";
+  int opt_level = 2;
+  std::string output;
+  std::vector<std::string> assignments;
+};
+
+struct FileOptions {
+  std::string file;
+  int opt_level = 0;
+};
+
+// NAME=VALUE pairs, matched to the function's parameters.
+std::vector<HostTensor> parse_arguments(const ir::Function& fn, const std::vector<std::string>& assignments) {
+  std::map<std::string, std::string> given;
+  for (const std::string& a : assignments) {
+    auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("expected NAME=VALUE, got '" + a + "'");
+    std::string name = a.substr(0, eq);
+    if (!given.emplace(name, a.substr(eq + 1)).second)
+      throw RuntimeError("argument '" + name + "' is given more than once");
+  }
+  std::string params;
+  for (const auto& arg : fn.args) params += (params.empty() ? "" : ", ") + arg.name;
+  for (const auto& [name, value] : given) {
+    bool known = false;
+    for (const auto& arg : fn.args) known = known || arg.name == name;
+    if (!known)
+      throw RuntimeError("'" + fn.name + "' has no parameter '" + name + "' (its parameters: " +
+                         (params.empty() ? "none" : params) + ")");
+  }
+  std::vector<HostTensor> values;
+  for (const auto& arg : fn.args) {
+    auto it = given.find(arg.name);
+    if (it == given.end())
+      throw RuntimeError("missing argument '" + arg.name + "' for '" + fn.name + fn.signature() + "'");
+    values.push_back(parse_argument(it->second, arg.type.dtype, arg.type.rank(), arg.name));
+  }
+  return values;
+}
+
+int cmd_run(const RunOptions& o) {
+  Driver driver;
+  PipelineOptions popts;
+  popts.opt_level = o.opt_level;
+  auto program = driver.load_file(o.file, popts);
+  std::cerr << driver.rendered_diagnostics();
+  if (!program) return kExitUserError;
+  const ir::Function* fn = driver.select_function(*program, o.fn);
+  if (!fn) {
+    std::cerr << driver.rendered_diagnostics();
+    return kExitUserError;
+  }
+  std::vector<HostTensor> args = parse_arguments(*fn, o.assignments);
+  std::vector<HostTensor> results;
+  try {
+    if (o.backend == "interp") {
+      results = ir::Interpreter().run(*fn, args);
+    } else {
+      throw UsageError("backend '" + o.backend + "' is not available");
+    }
+  } catch (const RuntimeError& e) {
+    std::cerr << driver.render_runtime_error(e.what(), e.line(), e.column());
+    return kExitUserError;
+  }
+  if (!o.output.empty()) {
+    NamedTensors named;
+    for (size_t i = 0; i < results.size(); ++i) named.push_back({fn->result_name(i), results[i]});
+    write_npz(o.output, named);
+  } else {
+    std::cout << format_results(results) << "\n";
+  }
+  return 0;
+}
+
+int cmd_check(const FileOptions& o) {
+  Driver driver;
+  auto program = driver.load_file(o.file);
+  std::cerr << driver.rendered_diagnostics();
+  return program ? 0 : kExitUserError;
+}
+
+int cmd_ir(const FileOptions& o) {
+  Driver driver;
+  PipelineOptions popts;
+  popts.opt_level = o.opt_level;
+  auto program = driver.load_file(o.file, popts);
+  std::cerr << driver.rendered_diagnostics();
+  if (!program) return kExitUserError;
+  std::cout << "// IR of " << o.file << "\n" << ir::print_program(*program);
+  return 0;
+}
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"scangen: a compiler for loops (.scan files to fused C++ and CUDA)", "scangen"};
+  app.set_version_flag("--version", std::string("scangen ") + SCANGEN_VERSION);
+  app.require_subcommand(1);
+
+  RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "Run one function of a .scan file and print its results as JSON");
+  run_cmd->add_option("file", run.file, "The .scan file")->required()->check(CLI::ExistingFile);
+  run_cmd->add_option("--fn", run.fn, "The function to run (default: the first)");
+  run_cmd->add_option("--backend", run.backend, "interp or cpu")->check(CLI::IsMember({"interp", "cpu"}));
+  run_cmd->add_option("-O", run.opt_level, "Optimization level: -O0 (no rewrites) or -O2 (default)")
+      ->check(CLI::IsMember({0, 2}));
+  run_cmd->add_option("-o,--output", run.output, "Write the results to this .npz file instead of printing them");
+  run_cmd->add_option("arguments", run.assignments, "NAME=VALUE: a JSON number, true/false, a JSON array, or @file.npy");
+
+  FileOptions check;
+  auto* check_cmd = app.add_subcommand("check", "Report the errors of a .scan file (exit 0 when there are none)");
+  check_cmd->add_option("file", check.file, "The .scan file")->required()->check(CLI::ExistingFile);
+
+  FileOptions ir_opts;
+  auto* ir_cmd = app.add_subcommand("ir", "Print the IR of a .scan file");
+  ir_cmd->add_option("file", ir_opts.file, "The .scan file")->required()->check(CLI::ExistingFile);
+  ir_cmd->add_option("-O", ir_opts.opt_level, "Optimization level: -O0 (default here) or -O2")
+      ->check(CLI::IsMember({0, 2}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (run_cmd->parsed()) return cmd_run(run);
+  if (check_cmd->parsed()) return cmd_check(check);
+  if (ir_cmd->parsed()) return cmd_ir(ir_opts);
+  return kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  using namespace scangen;
-  if (argc < 3) return 2;
-  std::string cmd = argv[1];
-  SourceManager sm;
-  DiagnosticEngine diags(sm);
   try {
-    int id = sm.load(argv[2]);
-    ast::Module m = parse_file(sm, id, diags);
-    std::optional<ir::Program> p;
-    if (!diags.has_errors()) p = analyze(m, sm, diags);
-    diags.print_all(std::cerr);
-    if (!p) return 1;
-    ir::verify(*p);
-    if (cmd == "ir") std::cout << ir::print_program(*p);
-    return 0;
-  } catch (const InternalError& e) {
-    std::cerr << "scangen: internal error: " << e.what() << "\n";
-    return 70;
+    return run_cli(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "scangen: usage error: " << e.what() << "\n";
+    return kExitUsage;
   } catch (const RuntimeError& e) {
     std::cerr << "scangen: error: " << e.what() << "\n";
-    return 1;
+    return kExitUserError;
+  } catch (const InternalError& e) {
+    std::cerr << "scangen: internal error: " << e.what() << "\nPlease report this as a bug.\n";
+    return kExitInternal;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "scangen: error: out of memory\n";
+    return kExitUserError;
+  } catch (const std::length_error& e) {
+    std::cerr << "scangen: error: a value is too large: " << e.what() << "\n";
+    return kExitUserError;
+  } catch (const std::exception& e) {
+    std::cerr << "scangen: internal error: " << e.what() << "\nPlease report this as a bug.\n";
+    return kExitInternal;
   }
 }

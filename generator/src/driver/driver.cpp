@@ -1,0 +1,61 @@
+#include "driver/driver.h"
+
+#include <sstream>
+
+#include "frontend/parser.h"
+#include "frontend/sema.h"
+#include "ir/verifier.h"
+
+namespace scangen {
+
+Driver::Driver() : diags_(sources_) {}
+
+std::optional<ir::Program> Driver::load_file(const std::string& path, const PipelineOptions& options) {
+  int id = sources_.load(path);
+  return finish(id, options);
+}
+
+std::optional<ir::Program> Driver::load_text(const std::string& name, const std::string& text,
+                                             const PipelineOptions& options) {
+  int id = sources_.add(name, text);
+  return finish(id, options);
+}
+
+std::optional<ir::Program> Driver::finish(int file_id, const PipelineOptions& options) {
+  last_file_ = file_id;
+  (void)options;
+  ast::Module module = parse_file(sources_, file_id, diags_);
+  // After a syntax error the tree has holes; analyzing it would only add follow-up errors.
+  if (diags_.has_errors()) return std::nullopt;
+  std::optional<ir::Program> program = analyze(module, sources_, diags_);
+  if (!program) return std::nullopt;
+  ir::verify(*program);
+  return program;
+}
+
+std::string Driver::rendered_diagnostics() const {
+  std::ostringstream os;
+  diags_.print_all(os);
+  return os.str();
+}
+
+std::string Driver::render_runtime_error(const std::string& message, int line, int column) const {
+  Diagnostic d;
+  d.id = DiagId::err_at_run_time;
+  d.severity = Severity::Error;
+  d.message = message;
+  if (line > 0 && last_file_ >= 0) d.loc = Loc{last_file_, line, column, 1};
+  return diags_.render(d);
+}
+
+const ir::Function* Driver::select_function(const ir::Program& p, const std::string& name) {
+  if (name.empty()) return p.functions.empty() ? nullptr : &p.functions.front();
+  if (const ir::Function* f = p.find(name)) return f;
+  auto& d = diags_.report(DiagId::err_no_such_fn, Loc{}, name);
+  std::string list;
+  for (const auto& f : p.functions) list += (list.empty() ? "" : ", ") + f.name;
+  diags_.note(d, DiagId::note_available_fns, Loc{}, list);
+  return nullptr;
+}
+
+}  // namespace scangen

@@ -1,0 +1,47 @@
+// The driver: one .scan file through the pipeline (parse, analyze, rewrite, emit), shared by the
+// CLI, the tests and the benchmarks.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "scangen/runtime/tensor.h"
+#include "support/diagnostics.h"
+
+namespace scangen {
+
+struct PipelineOptions {
+  int opt_level = 2;  // 0: no rewrites; 2: all
+};
+
+class Driver {
+ public:
+  Driver();
+
+  // Parses and analyzes a file (and a text given in memory, for tests). nullopt when the program
+  // has errors; they are in diagnostics().
+  std::optional<ir::Program> load_file(const std::string& path, const PipelineOptions& options = {});
+  std::optional<ir::Program> load_text(const std::string& name, const std::string& text,
+                                       const PipelineOptions& options = {});
+
+  const DiagnosticEngine& diagnostics() const { return diags_; }
+  std::string rendered_diagnostics() const;
+  // A run-time error of the program in the file last loaded, rendered like a compile error (with
+  // the source line and a caret when it has a location).
+  std::string render_runtime_error(const std::string& message, int line, int column) const;
+
+  // The function to run: `name`, or the only/first one. Reports an error and returns null when absent.
+  const ir::Function* select_function(const ir::Program& p, const std::string& name);
+
+ private:
+  std::optional<ir::Program> finish(int file_id, const PipelineOptions& options);
+
+  SourceManager sources_;
+  DiagnosticEngine diags_;
+  int last_file_ = -1;
+};
+
+}  // namespace scangen

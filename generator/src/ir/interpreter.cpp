@@ -1,0 +1,872 @@
+#include "ir/interpreter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+
+#include "ir/visitor.h"
+#include "scangen/runtime/errors.h"
+#include "scangen_scalar.h"
+#include "support/check.h"
+
+namespace scangen::ir {
+
+namespace sc = scangen::scalar_v1;
+
+namespace {
+
+[[noreturn]] void fail(const Loc& loc, const std::string& message) {
+  throw RuntimeError(message, loc.valid() ? loc.line : 0, loc.valid() ? loc.col : 0);
+}
+
+std::string shape_text(DType d, const Shape& s) {
+  std::string out(dtype_name(d));
+  if (!s.empty()) out += shape_to_string(s);
+  return out;
+}
+
+// ---- broadcasting
+
+Shape broadcast(const Shape& a, const Shape& b, const Loc& loc) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(loc, "shapes " + shape_to_string(a) + " and " + shape_to_string(b) + " cannot be broadcast together");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Element strides of `in` seen through the broadcast `out` shape (0 where broadcast).
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t stride = 1;
+  for (size_t i = in.size(); i-- > 0;) {
+    size_t o = i + out.size() - in.size();
+    strides[o] = in[i] == 1 ? 0 : stride;
+    stride *= in[i];
+  }
+  return strides;
+}
+
+// Calls f(out_index, offsets) for every element of `out` in C order, where offsets[k] is the
+// element offset into input k.
+template <class F>
+void for_each_element(const Shape& out, const std::vector<std::vector<int64_t>>& strides, F&& f) {
+  int64_t total = shape_numel(out);
+  size_t rank = out.size();
+  std::vector<int64_t> counter(rank, 0);
+  std::vector<int64_t> offsets(strides.size(), 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    f(flat, offsets);
+    for (size_t d = rank; d-- > 0;) {
+      ++counter[d];
+      for (size_t k = 0; k < strides.size(); ++k) offsets[k] += strides[k][d];
+      if (counter[d] < out[d]) break;
+      for (size_t k = 0; k < strides.size(); ++k) offsets[k] -= strides[k][d] * counter[d];
+      counter[d] = 0;
+    }
+  }
+}
+
+int64_t scalar_i64(const HostTensor& t) { return t.get_as_int64(0); }
+
+HostTensor row_of(const HostTensor& t, int64_t row) {
+  Shape shape(t.shape().begin() + 1, t.shape().end());
+  HostTensor out(t.dtype(), shape);
+  size_t bytes = out.nbytes();
+  if (bytes) std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + size_t(row) * bytes, bytes);
+  return out;
+}
+
+HostTensor stack_rows(DType dtype, const Shape& row_shape, const std::vector<HostTensor>& rows) {
+  Shape shape{int64_t(rows.size())};
+  shape.insert(shape.end(), row_shape.begin(), row_shape.end());
+  HostTensor out(dtype, shape);
+  size_t bytes = size_t(shape_numel(row_shape)) * dtype_size(dtype);
+  for (size_t r = 0; r < rows.size(); ++r)
+    if (bytes) std::memcpy(static_cast<char*>(out.raw_data()) + r * bytes, rows[r].raw_data(), bytes);
+  return out;
+}
+
+// The region x[specs] selects: per dimension of x, the first index and the count (and whether it
+// stays in the result).
+struct Region {
+  std::vector<int64_t> start, count;
+  std::vector<bool> kept;
+  Shape result_shape;
+};
+
+// With check_scalars false, scalar indices are not looked at (only the result shape is wanted).
+Region index_region(const Shape& x, const std::vector<IndexSpec>& specs, const std::vector<HostTensor>& operands,
+                    size_t first_operand, const Loc& loc, bool check_scalars = true) {
+  Region r;
+  size_t op = first_operand;
+  for (size_t d = 0; d < x.size(); ++d) {
+    int64_t n = x[d];
+    if (d >= specs.size()) {
+      r.start.push_back(0);
+      r.count.push_back(n);
+      r.kept.push_back(true);
+      r.result_shape.push_back(n);
+      continue;
+    }
+    const IndexSpec& s = specs[d];
+    if (s.kind == IndexSpec::Kind::Scalar && !check_scalars) {
+      ++op;
+      r.start.push_back(0);
+      r.count.push_back(1);
+      r.kept.push_back(false);
+      continue;
+    }
+    if (s.kind == IndexSpec::Kind::Scalar) {
+      int64_t given = scalar_i64(operands[op++]);
+      int64_t i = given < 0 ? given + n : given;
+      if (i < 0 || i >= n)
+        fail(loc, "index " + std::to_string(given) + " is out of range for dimension " + std::to_string(d) +
+                      " of size " + std::to_string(n));
+      r.start.push_back(i);
+      r.count.push_back(1);
+      r.kept.push_back(false);
+      continue;
+    }
+    // Python's slice clamping.
+    auto clamp = [n](int64_t v) {
+      if (v < 0) v = v < -n ? 0 : v + n;
+      return std::min(v, n);
+    };
+    int64_t lo = s.has_lo ? clamp(scalar_i64(operands[op++])) : 0;
+    int64_t hi = s.has_hi ? clamp(scalar_i64(operands[op++])) : n;
+    int64_t len = std::max<int64_t>(hi - lo, 0);
+    r.start.push_back(lo);
+    r.count.push_back(len);
+    r.kept.push_back(true);
+    r.result_shape.push_back(len);
+  }
+  return r;
+}
+
+// Calls f(offset_in_x, flat_index_in_region) for every element of the region, in C order.
+template <class F> void for_each_in_region(const Shape& x, const Region& r, F&& f) {
+  Shape counts(r.count.begin(), r.count.end());
+  int64_t total = shape_numel(counts);
+  if (total == 0) return;
+  std::vector<int64_t> stride(x.size(), 1);
+  for (size_t d = x.size(); d-- > 1;) stride[d - 1] = stride[d] * x[d];
+  std::vector<int64_t> counter(x.size(), 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < x.size(); ++d) offset += (r.start[d] + counter[d]) * stride[d];
+    f(offset, flat);
+    for (size_t d = x.size(); d-- > 0;) {
+      if (++counter[d] < r.count[d]) break;
+      counter[d] = 0;
+    }
+  }
+}
+
+class GraphEval;
+
+// Evaluates one node given its input values.
+class NodeEval : public Visitor<std::vector<HostTensor>> {
+ public:
+  explicit NodeEval(const std::vector<HostTensor>& inputs) : in_(inputs) {}
+
+ protected:
+  std::vector<HostTensor> visit_Param(const ParamNode&) override { SCANGEN_UNREACHABLE("params are not evaluated"); }
+
+  std::vector<HostTensor> visit_Constant(const ConstantNode& n) override {
+    const Scalar& s = n.value();
+    HostTensor t(s.dtype, {});
+    dispatch_dtype(s.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_floating_point_v<T>) *t.data<T>() = static_cast<T>(s.f);
+      else *t.data<T>() = static_cast<T>(s.i);
+    });
+    return {t};
+  }
+
+  std::vector<HostTensor> visit_Arange(const ArangeNode& n) override {
+    int64_t a = scalar_i64(in_[0]), b = scalar_i64(in_[1]);
+    int64_t len = 0;
+    if (b > a && __builtin_sub_overflow(b, a, &len)) fail(n.loc(), "arange is too large");
+    HostTensor t(DType::I64, {std::max<int64_t>(len, 0)});
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = a + i;
+    return {t};
+  }
+
+  std::vector<HostTensor> visit_Fill(const FillNode& n) override {
+    Shape shape;
+    for (size_t i = 1; i < in_.size(); ++i) {
+      int64_t d = scalar_i64(in_[i]);
+      if (d < 0)
+        fail(n.loc(), "dimension " + std::to_string(i - 1) + " of the result is " + std::to_string(d) +
+                          "; sizes must be >= 0");
+      shape.push_back(d);
+    }
+    HostTensor t(in_[0].dtype(), shape);
+    size_t elem = dtype_size(t.dtype());
+    for (int64_t i = 0; i < t.numel(); ++i)
+      std::memcpy(static_cast<char*>(t.raw_data()) + size_t(i) * elem, in_[0].raw_data(), elem);
+    return {t};
+  }
+
+  std::vector<HostTensor> visit_DimSize(const DimSizeNode& n) override {
+    return {HostTensor::scalar<int64_t>(in_[0].dim(n.axis()))};
+  }
+
+  std::vector<HostTensor> visit_Unary(const UnaryNode& n) override {
+    const HostTensor& x = in_[0];
+    HostTensor out(x.dtype(), x.shape());
+    dispatch_dtype(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* a = x.data<T>();
+      T* o = out.data<T>();
+      for (int64_t i = 0; i < x.numel(); ++i) o[i] = unary<T>(n.op(), a[i]);
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_Binary(const BinaryNode& n) override {
+    const HostTensor &a = in_[0], &b = in_[1];
+    Shape shape = broadcast(a.shape(), b.shape(), n.loc());
+    DType out_dtype = binary_op_class(n.op()) == BinaryClass::Arith ? a.dtype() : DType::Bool;
+    HostTensor out(out_dtype, shape);
+    std::vector<std::vector<int64_t>> strides{broadcast_strides(a.shape(), shape), broadcast_strides(b.shape(), shape)};
+    dispatch_dtype(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      if (out_dtype == DType::Bool) {
+        bool* o = out.data<bool>();
+        for_each_element(shape, strides, [&](int64_t i, const std::vector<int64_t>& off) {
+          o[i] = compare<T>(n.op(), pa[off[0]], pb[off[1]]);
+        });
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        T* o = out.data<T>();
+        for_each_element(shape, strides, [&](int64_t i, const std::vector<int64_t>& off) {
+          o[i] = arith<T>(n.op(), pa[off[0]], pb[off[1]], n.loc());
+        });
+      }
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_Select(const SelectNode& n) override {
+    const HostTensor &c = in_[0], &a = in_[1], &b = in_[2];
+    Shape shape = broadcast(broadcast(c.shape(), a.shape(), n.loc()), b.shape(), n.loc());
+    HostTensor out(a.dtype(), shape);
+    std::vector<std::vector<int64_t>> strides{broadcast_strides(c.shape(), shape),
+                                              broadcast_strides(a.shape(), shape),
+                                              broadcast_strides(b.shape(), shape)};
+    dispatch_dtype(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const bool* pc = c.data<bool>();
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* o = out.data<T>();
+      for_each_element(shape, strides, [&](int64_t i, const std::vector<int64_t>& off) {
+        o[i] = pc[off[0]] ? pa[off[1]] : pb[off[2]];
+      });
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_Cast(const CastNode& n) override {
+    const HostTensor& x = in_[0];
+    DType to = n.output_types()[0].dtype;
+    HostTensor out(to, x.shape());
+    dispatch_dtype(x.dtype(), [&](auto from_tag) {
+      using From = decltype(from_tag);
+      dispatch_dtype(to, [&](auto to_tag) {
+        using To = decltype(to_tag);
+        const From* a = x.data<From>();
+        To* o = out.data<To>();
+        for (int64_t i = 0; i < x.numel(); ++i) o[i] = sc::cast<To, From>(a[i]);
+      });
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_Reduce(const ReduceNode& n) override {
+    const HostTensor& x = in_[0];
+    // View x as [outer, length, inner]: reduce the middle.
+    int64_t outer = 1, length = x.numel(), inner = 1;
+    Shape out_shape;
+    if (n.axis()) {
+      int axis = *n.axis();
+      outer = 1;
+      inner = 1;
+      for (int d = 0; d < axis; ++d) outer *= x.dim(d);
+      for (int d = axis + 1; d < x.rank(); ++d) inner *= x.dim(d);
+      length = x.dim(axis);
+      out_shape = x.shape();
+      out_shape.erase(out_shape.begin() + axis);
+    }
+    HostTensor out(x.dtype(), out_shape);
+    const char* name = reduce_op_name(n.op());
+    if (length == 0 && (n.op() == ReduceOp::Max || n.op() == ReduceOp::Min) && outer * inner > 0)
+      fail(n.loc(), std::string(name) + (n.axis() ? " over an axis of size 0" : " of an empty array"));
+    dispatch_dtype(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* a = x.data<T>();
+        T* o = out.data<T>();
+        for (int64_t i = 0; i < outer; ++i)
+          for (int64_t j = 0; j < inner; ++j) {
+            const T* p = a + i * length * inner + j;
+            T acc{};
+            switch (n.op()) {
+              case ReduceOp::Sum:
+              case ReduceOp::Mean:
+                acc = T(0);
+                for (int64_t k = 0; k < length; ++k) acc = sc::add(acc, p[k * inner]);
+                if (n.op() == ReduceOp::Mean) acc = sc::div(acc, static_cast<T>(length));
+                break;
+              case ReduceOp::Prod:
+                acc = T(1);
+                for (int64_t k = 0; k < length; ++k) acc = sc::mul(acc, p[k * inner]);
+                break;
+              case ReduceOp::Max:
+                acc = p[0];
+                for (int64_t k = 1; k < length; ++k) acc = sc::max(acc, p[k * inner]);
+                break;
+              case ReduceOp::Min:
+                acc = p[0];
+                for (int64_t k = 1; k < length; ++k) acc = sc::min(acc, p[k * inner]);
+                break;
+            }
+            o[i * inner + j] = acc;
+          }
+      }
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_MatMul(const MatMulNode& n) override {
+    const HostTensor &a = in_[0], &b = in_[1];
+    int64_t m = a.rank() == 2 ? a.dim(0) : 1, k = a.dim(a.rank() - 1);
+    int64_t kb = b.dim(0), nn = b.rank() == 2 ? b.dim(1) : 1;
+    if (k != kb)
+      fail(n.loc(), "'@' of " + shape_text(a.dtype(), a.shape()) + " and " + shape_text(b.dtype(), b.shape()) +
+                        ": inner dimensions differ (" + std::to_string(k) + " and " + std::to_string(kb) + ")");
+    Shape shape;
+    if (a.rank() == 2) shape.push_back(m);
+    if (b.rank() == 2) shape.push_back(nn);
+    HostTensor out(a.dtype(), shape);
+    dispatch_dtype(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* pa = a.data<T>();
+        const T* pb = b.data<T>();
+        T* o = out.data<T>();
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < nn; ++j) {
+            T acc = T(0);
+            for (int64_t p = 0; p < k; ++p) acc = sc::add(acc, sc::mul(pa[i * k + p], pb[p * nn + j]));
+            o[i * nn + j] = acc;
+          }
+      }
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_Index(const IndexNode& n) override {
+    const HostTensor& x = in_[0];
+    Region r = index_region(x.shape(), n.specs(), in_, 1, n.loc());
+    HostTensor out(x.dtype(), r.result_shape);
+    size_t elem = dtype_size(x.dtype());
+    const char* src = static_cast<const char*>(x.raw_data());
+    char* dst = static_cast<char*>(out.raw_data());
+    for_each_in_region(x.shape(), r, [&](int64_t offset, int64_t flat) {
+      std::memcpy(dst + size_t(flat) * elem, src + size_t(offset) * elem, elem);
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_Update(const UpdateNode& n) override {
+    const HostTensor &x = in_[0], &v = in_[1];
+    Region r = index_region(x.shape(), n.specs(), in_, 2, n.loc());
+    // v must broadcast to the region's shape.
+    const Shape& region = r.result_shape;
+    bool fits = v.rank() <= int(region.size());
+    for (int i = 0; fits && i < v.rank(); ++i) {
+      int64_t vd = v.dim(v.rank() - 1 - i), rd = region[region.size() - 1 - size_t(i)];
+      if (vd != 1 && vd != rd) fits = false;
+    }
+    if (!fits)
+      fail(n.loc(), std::string(n.accumulate() ? "inc" : "set") + ": a value of shape " + shape_to_string(v.shape()) +
+                        " cannot be stored into a region of shape " + shape_to_string(region));
+    HostTensor out = x.clone();
+    std::vector<int64_t> vstrides = broadcast_strides(v.shape(), region);
+    dispatch_dtype(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* o = out.data<T>();
+      const T* pv = v.data<T>();
+      // Map the region's flat index to v's offset through the broadcast strides.
+      for_each_in_region(x.shape(), r, [&](int64_t offset, int64_t flat) {
+        int64_t rem = flat, voff = 0;
+        for (size_t d = region.size(); d-- > 0;) {
+          int64_t idx = region[d] ? rem % region[d] : 0;
+          rem = region[d] ? rem / region[d] : 0;
+          voff += idx * vstrides[d];
+        }
+        if constexpr (std::is_same_v<T, bool>) {
+          o[offset] = pv[voff];
+        } else {
+          o[offset] = n.accumulate() ? sc::add(o[offset], pv[voff]) : pv[voff];
+        }
+      });
+    });
+    return {out};
+  }
+
+  std::vector<HostTensor> visit_CheckShape(const CheckShapeNode& n) override {
+    const HostTensor& x = in_[0];
+    for (size_t axis = 0; axis < n.checks().size(); ++axis) {
+      const DimCheck& c = n.checks()[axis];
+      if (c.kind == DimCheck::Kind::None) continue;
+      int64_t want = c.kind == DimCheck::Kind::Const ? c.value : scalar_i64(in_[size_t(c.value)]);
+      int64_t have = x.dim(int(axis));
+      if (have == want) continue;
+      std::string expected = c.symbol.empty() ? "must be " + std::to_string(want)
+                                              : "must be " + c.symbol + " = " + std::to_string(want);
+      fail(n.loc(), n.what() + ": dimension " + std::to_string(axis) + " is " + std::to_string(have) + " but " + expected);
+    }
+    return {x};
+  }
+
+  std::vector<HostTensor> visit_Scan(const ScanNode& n) override;
+
+ private:
+  template <class T> static T unary(UnaryOp op, T a) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return op == UnaryOp::Not ? !a : a;
+    } else {
+      switch (op) {
+        case UnaryOp::Neg: return sc::neg(a);
+        case UnaryOp::Abs: return sc::abs(a);
+        case UnaryOp::Sign: return sc::sign(a);
+        case UnaryOp::Not: break;
+        default:
+          if constexpr (std::is_floating_point_v<T>) {
+            switch (op) {
+              case UnaryOp::Exp: return sc::exp(a);
+              case UnaryOp::Log: return sc::log(a);
+              case UnaryOp::Log1p: return sc::log1p(a);
+              case UnaryOp::Expm1: return sc::expm1(a);
+              case UnaryOp::Sqrt: return sc::sqrt(a);
+              case UnaryOp::Sin: return sc::sin(a);
+              case UnaryOp::Cos: return sc::cos(a);
+              case UnaryOp::Tanh: return sc::tanh(a);
+              case UnaryOp::Sigmoid: return sc::sigmoid(a);
+              case UnaryOp::Floor: return sc::floor(a);
+              case UnaryOp::Ceil: return sc::ceil(a);
+              default: break;
+            }
+          }
+      }
+      SCANGEN_UNREACHABLE(std::string("unary ") + unary_op_name(op) + " on this dtype");
+    }
+  }
+
+  template <class T> static bool compare(BinaryOp op, T a, T b) {
+    switch (op) {
+      case BinaryOp::Eq: return a == b;
+      case BinaryOp::Ne: return a != b;
+      case BinaryOp::Lt: return a < b;
+      case BinaryOp::Le: return a <= b;
+      case BinaryOp::Gt: return a > b;
+      case BinaryOp::Ge: return a >= b;
+      case BinaryOp::And:
+        if constexpr (std::is_same_v<T, bool>) return a && b;
+        break;
+      case BinaryOp::Or:
+        if constexpr (std::is_same_v<T, bool>) return a || b;
+        break;
+      default: break;
+    }
+    SCANGEN_UNREACHABLE(std::string("comparison ") + binary_op_name(op));
+  }
+
+  template <class T> static T arith(BinaryOp op, T a, T b, const Loc& loc) {
+    switch (op) {
+      case BinaryOp::Add: return sc::add(a, b);
+      case BinaryOp::Sub: return sc::sub(a, b);
+      case BinaryOp::Mul: return sc::mul(a, b);
+      case BinaryOp::Div:
+        if (sc::is_int_v<T> && b == 0) fail(loc, "integer division by zero");
+        return sc::div(a, b);
+      case BinaryOp::Mod:
+        if (sc::is_int_v<T> && b == 0) fail(loc, "integer division by zero");
+        return sc::mod(a, b);
+      case BinaryOp::Pow:
+        if (sc::is_int_v<T> && b < 0) fail(loc, "negative integer exponent " + std::to_string(int64_t(b)));
+        return sc::pow(a, b);
+      case BinaryOp::Min: return sc::min(a, b);
+      case BinaryOp::Max: return sc::max(a, b);
+      default: SCANGEN_UNREACHABLE(std::string("arithmetic ") + binary_op_name(op));
+    }
+  }
+
+  const std::vector<HostTensor>& in_;
+};
+
+// The shape of a value, and its value when it does not depend on a step (used to find the step
+// shape of a scan's outputs without running a step, for scans of zero steps).
+struct Abstract {
+  Shape shape;
+  std::optional<HostTensor> value;
+};
+
+// Evaluates a graph: every node reachable from the wanted values, in topological order.
+class GraphEval {
+ public:
+  explicit GraphEval(std::vector<HostTensor> params) : params_(std::move(params)) {}
+
+  // `order` is topological_order(g), computed once by the caller.
+  std::vector<HostTensor> results(const Graph& g, const std::vector<const Node*>& order) {
+    for (const Node* n : order) evaluate(*n);
+    std::vector<HostTensor> out;
+    for (const Value& r : g.results) out.push_back(value_of(r));
+    return out;
+  }
+
+  const HostTensor& value_of(const Value& v) {
+    if (const auto* p = v.node->as<ParamNode>()) return params_.at(size_t(p->index()));
+    auto it = memo_.find(v.node.get());
+    SCANGEN_CHECK(it != memo_.end(), "value used before it was evaluated");
+    return it->second.at(size_t(v.index));
+  }
+
+ private:
+  void evaluate(const Node& n) {
+    if (n.kind() == NodeKind::Param || memo_.count(&n)) return;
+    std::vector<HostTensor> inputs;
+    inputs.reserve(n.inputs().size());
+    for (const Value& in : n.inputs()) inputs.push_back(value_of(in));
+    NodeEval eval(inputs);
+    memo_.emplace(&n, eval.visit(n));
+  }
+
+  std::vector<HostTensor> params_;
+  std::unordered_map<const Node*, std::vector<HostTensor>> memo_;
+};
+
+// Shapes of a graph's results when some params have no value (they change every step).
+class ShapeEval {
+ public:
+  explicit ShapeEval(std::vector<Abstract> params) : params_(std::move(params)) {}
+
+  Abstract eval(const Value& v) {
+    if (const auto* p = v.node->as<ParamNode>()) return params_.at(size_t(p->index()));
+    auto it = memo_.find(v.node.get());
+    if (it == memo_.end()) it = memo_.emplace(v.node.get(), eval_node(*v.node)).first;
+    return it->second.at(size_t(v.index));
+  }
+
+  static std::vector<Shape> step_shapes(const ScanNode& n, const std::vector<Abstract>& inputs);
+
+ private:
+  HostTensor need_value(const Value& v, const Node& user) {
+    Abstract a = eval(v);
+    if (!a.value)
+      throw InternalError(std::string("the shape of a scan output depends on a value computed in the step (") +
+                          node_kind_name(user.kind()) + "); the frontend should have rejected it");
+    return *a.value;
+  }
+
+  std::vector<Abstract> eval_node(const Node& n) {
+    std::vector<Abstract> ins;
+    bool all_values = true;
+    for (const Value& in : n.inputs()) {
+      ins.push_back(eval(in));
+      all_values = all_values && ins.back().value.has_value();
+    }
+    if (all_values) {
+      std::vector<HostTensor> values;
+      for (auto& a : ins) values.push_back(*a.value);
+      NodeEval e(values);
+      std::vector<Abstract> out;
+      for (HostTensor& t : e.visit(n)) out.push_back({t.shape(), t});
+      return out;
+    }
+    auto shape_of = [&](size_t i) { return ins.at(i).shape; };
+    switch (n.kind()) {
+      case NodeKind::Param: SCANGEN_UNREACHABLE("param");
+      case NodeKind::Constant:
+      case NodeKind::DimSize: return {{Shape{}, std::nullopt}};
+      case NodeKind::Arange: {
+        int64_t a = scalar_i64(need_value(n.input(0), n)), b = scalar_i64(need_value(n.input(1), n));
+        return {{Shape{std::max<int64_t>(b - a, 0)}, std::nullopt}};
+      }
+      case NodeKind::Fill: {
+        Shape s;
+        for (int i = 1; i < n.num_inputs(); ++i) s.push_back(std::max<int64_t>(scalar_i64(need_value(n.input(i), n)), 0));
+        return {{s, std::nullopt}};
+      }
+      case NodeKind::Unary:
+      case NodeKind::Cast:
+      case NodeKind::Update:
+      case NodeKind::CheckShape: return {{shape_of(0), std::nullopt}};
+      case NodeKind::Binary: return {{broadcast(shape_of(0), shape_of(1), n.loc()), std::nullopt}};
+      case NodeKind::Select:
+        return {{broadcast(broadcast(shape_of(0), shape_of(1), n.loc()), shape_of(2), n.loc()), std::nullopt}};
+      case NodeKind::Reduce: {
+        const auto* r = n.as<ReduceNode>();
+        Shape s;
+        if (r->axis()) {
+          s = shape_of(0);
+          s.erase(s.begin() + *r->axis());
+        }
+        return {{s, std::nullopt}};
+      }
+      case NodeKind::MatMul: {
+        Shape a = shape_of(0), b = shape_of(1), s;
+        if (a.size() == 2) s.push_back(a[0]);
+        if (b.size() == 2) s.push_back(b[1]);
+        return {{s, std::nullopt}};
+      }
+      case NodeKind::Index: {
+        const auto* idx = n.as<IndexNode>();
+        // Scalar indices do not change the shape; slice bounds do.
+        std::vector<HostTensor> operands(size_t(n.num_inputs()));
+        size_t op = 1;
+        for (const IndexSpec& s : idx->specs()) {
+          if (s.kind == IndexSpec::Kind::Scalar) {
+            ++op;
+            continue;
+          }
+          for (int k = 0; k < s.num_operands(); ++k, ++op) operands[op] = need_value(n.input(int(op)), n);
+        }
+        Region r = index_region(shape_of(0), idx->specs(), operands, 1, n.loc(), /*check_scalars=*/false);
+        return {{r.result_shape, std::nullopt}};
+      }
+      case NodeKind::Scan: {
+        const auto* scan = n.as<ScanNode>();
+        std::vector<Shape> steps_and_rows = step_shapes(*scan, ins);
+        std::vector<Abstract> out;
+        for (size_t i = 1; i < steps_and_rows.size(); ++i) {
+          Shape s{steps_and_rows[0][0]};
+          s.insert(s.end(), steps_and_rows[i].begin(), steps_and_rows[i].end());
+          out.push_back({s, std::nullopt});
+        }
+        return out;
+      }
+    }
+    SCANGEN_UNREACHABLE("unknown node kind");
+  }
+
+  std::vector<Abstract> params_;
+  std::unordered_map<const Node*, std::vector<Abstract>> memo_;
+};
+
+// [[steps], row shape of output 0, row shape of output 1, ...] for a scan whose inputs may lack
+// values; the number of steps must be known without running (no until over step values).
+std::vector<Shape> ShapeEval::step_shapes(const ScanNode& n, const std::vector<Abstract>& inputs) {
+  const ScanInfo& info = n.info();
+  int64_t steps = 0;
+  if (info.has_until || info.has_steps) {
+    HostTensor v;
+    if (info.has_until) throw InternalError("the shape of a scan output depends on a nested until scan");
+    if (!inputs[size_t(info.steps_input())].value)
+      throw InternalError("the shape of a scan output depends on a step count computed in the step");
+    steps = std::max<int64_t>(scalar_i64(*inputs[size_t(info.steps_input())].value), 0);
+  } else {
+    bool first = true;
+    for (size_t s = 0; s < info.sequences.size(); ++s) {
+      int64_t allowed = std::max<int64_t>(inputs[size_t(info.sequence_input(int(s)))].shape[0] - info.sequences[s].span(), 0);
+      steps = first ? allowed : std::min(steps, allowed);
+      first = false;
+    }
+  }
+  const Graph& body = n.body();
+  std::vector<Abstract> params(body.params.size());
+  params[size_t(info.body_index_param())] = {Shape{}, std::nullopt};
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    const Shape& seq = inputs[size_t(info.sequence_input(int(s)))].shape;
+    for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
+      params[size_t(info.body_sequence_param(int(s), int(k)))] = {Shape(seq.begin() + 1, seq.end()), std::nullopt};
+  }
+  for (size_t s = 0; s < info.states.size(); ++s) {
+    Shape init = inputs[size_t(info.init_input(int(s)))].shape;
+    if (info.states[s].init_has_rows()) init.erase(init.begin());
+    for (size_t k = 0; k < info.states[s].lags.size(); ++k)
+      params[size_t(info.body_state_param(int(s), int(k)))] = {init, std::nullopt};
+  }
+  for (int p = 0; p < info.num_params; ++p) params[size_t(info.body_param(p))] = inputs[size_t(info.param_input(p))];
+  ShapeEval inner(std::move(params));
+  std::vector<Shape> out{Shape{steps}};
+  for (int i = 0; i < info.num_outputs(); ++i) out.push_back(inner.eval(body.results[size_t(i)]).shape);
+  return out;
+}
+
+std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
+  const ScanInfo& info = n.info();
+  const Graph& body = n.body();
+  int64_t steps = 0;
+  if (info.has_steps) {
+    steps = scalar_i64(in_[size_t(info.steps_input())]);
+    if (steps < 0) fail(n.loc(), "steps is " + std::to_string(steps) + "; it must be >= 0");
+  }
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    const ScanSequence& seq = info.sequences[s];
+    int64_t length = in_[size_t(info.sequence_input(int(s)))].dim(0);
+    int64_t allowed = std::max<int64_t>(length - seq.span(), 0);
+    if (info.has_steps) {
+      if (allowed < steps) {
+        std::string taps;
+        for (size_t k = 0; k < seq.taps.size(); ++k) taps += (k ? ", " : "") + std::to_string(seq.taps[k]);
+        fail(n.loc(), "sequence '" + seq.label + "' has length " + std::to_string(length) + " and taps [" + taps +
+                          "], so it allows " + std::to_string(allowed) + " step" + (allowed == 1 ? "" : "s") +
+                          ", but steps = " + std::to_string(steps));
+      }
+    } else {
+      steps = s == 0 ? allowed : std::min(steps, allowed);
+    }
+  }
+
+  // The last max_lag values of each state, oldest first.
+  std::vector<std::vector<HostTensor>> history(info.states.size());
+  for (size_t s = 0; s < info.states.size(); ++s) {
+    const HostTensor& init = in_[size_t(info.init_input(int(s)))];
+    int64_t lag = info.states[s].max_lag();
+    if (info.states[s].init_has_rows()) {
+      for (int64_t r = 0; r < lag; ++r) history[s].push_back(row_of(init, r));
+    } else {
+      history[s].push_back(init);
+    }
+  }
+  std::vector<std::vector<HostTensor>> rows(size_t(info.num_outputs()));
+  const std::vector<const Node*> order = topological_order(body);
+  int64_t taken = 0;
+  for (int64_t t = 0; t < steps; ++t) {
+    std::vector<HostTensor> params(body.params.size());
+    params[size_t(info.body_index_param())] = HostTensor::scalar<int64_t>(t);
+    for (size_t s = 0; s < info.sequences.size(); ++s) {
+      const ScanSequence& seq = info.sequences[s];
+      const HostTensor& u = in_[size_t(info.sequence_input(int(s)))];
+      for (size_t k = 0; k < seq.taps.size(); ++k) {
+        int64_t tap = seq.taps[k];
+        int64_t row = info.reverse ? u.dim(0) - 1 - seq.max_tap() + tap - t : t + tap - seq.min_tap();
+        params[size_t(info.body_sequence_param(int(s), int(k)))] = row_of(u, row);
+      }
+    }
+    for (size_t s = 0; s < info.states.size(); ++s) {
+      const auto& h = history[s];
+      for (size_t k = 0; k < info.states[s].lags.size(); ++k)
+        params[size_t(info.body_state_param(int(s), int(k)))] = h[h.size() - size_t(info.states[s].lags[k])];
+    }
+    for (int p = 0; p < info.num_params; ++p) params[size_t(info.body_param(p))] = in_[size_t(info.param_input(p))];
+
+    GraphEval eval(std::move(params));
+    std::vector<HostTensor> results = eval.results(body, order);
+    for (int i = 0; i < info.num_outputs(); ++i) {
+      const HostTensor& r = results[size_t(i)];
+      auto& out_rows = rows[size_t(i)];
+      if (!out_rows.empty() && out_rows[0].shape() != r.shape())
+        fail(n.loc(), "output '" + info.output_name(i) + "' has shape " + shape_to_string(r.shape()) + " at step " +
+                          std::to_string(t) + " but " + shape_to_string(out_rows[0].shape()) + " at step 0");
+      out_rows.push_back(r);
+    }
+    for (size_t s = 0; s < info.states.size(); ++s) {
+      auto& h = history[s];
+      h.push_back(results[s]);
+      size_t keep = size_t(std::max<int64_t>(info.states[s].max_lag(), 1));
+      if (h.size() > keep) h.erase(h.begin(), h.end() - long(keep));
+    }
+    taken = t + 1;
+    if (info.has_until && results.back().data<bool>()[0]) break;
+  }
+
+  std::vector<Shape> row_shapes;
+  if (taken == 0) {
+    std::vector<Abstract> inputs;
+    for (const HostTensor& t : in_) inputs.push_back({t.shape(), t});
+    std::vector<Shape> s = ShapeEval::step_shapes(n, inputs);
+    row_shapes.assign(s.begin() + 1, s.end());
+  }
+  std::vector<HostTensor> out;
+  for (int i = 0; i < info.num_outputs(); ++i) {
+    DType d = n.output_types()[size_t(i)].dtype;
+    Shape row = taken == 0 ? row_shapes[size_t(i)] : rows[size_t(i)][0].shape();
+    out.push_back(stack_rows(d, row, rows[size_t(i)]));
+  }
+  return out;
+}
+
+// ---- signatures
+
+std::string declared(const Type& t) { return t.str(); }
+
+void check_value(const std::string& name, const std::string& what, const Type& decl, const HostTensor& value,
+                 const Loc& loc, SymbolValues& symbols, bool binding) {
+  if (value.dtype() != decl.dtype)
+    fail(loc, what + " must be " + std::string(dtype_name(decl.dtype)) + ", got " + std::string(dtype_name(value.dtype())));
+  if (value.rank() != decl.rank())
+    fail(loc, what + " must have rank " + std::to_string(decl.rank()) + " (" + declared(decl) + "), got rank " +
+                  std::to_string(value.rank()));
+  for (int axis = 0; axis < decl.rank(); ++axis) {
+    const Dim& d = decl.shape[size_t(axis)];
+    int64_t have = value.dim(axis);
+    if (d.kind() == Dim::Kind::Const) {
+      if (have != d.offset())
+        fail(loc, what + ": dimension " + std::to_string(axis) + " is " + std::to_string(have) + " but must be " +
+                      std::to_string(d.offset()));
+    } else if (d.kind() == Dim::Kind::Sym) {
+      auto it = symbols.symbols.find(d.symbol_name());
+      if (it == symbols.symbols.end()) {
+        SCANGEN_CHECK(binding, "result dimension symbol '" + d.symbol_name() + "' is unbound");
+        symbols.symbols.emplace(d.symbol_name(),
+                                SymbolValues::Bound{have, "dimension " + std::to_string(axis) + " of '" + name + "'"});
+        continue;
+      }
+      if (it->second.value != have)
+        fail(loc, what + ": dimension " + std::to_string(axis) + " is " + std::to_string(have) + " but " +
+                      d.symbol_name() + " = " + std::to_string(it->second.value) + " (" + it->second.source + ")");
+    }
+  }
+}
+
+}  // namespace
+
+SymbolValues check_arguments(const Function& fn, const std::vector<HostTensor>& args) {
+  if (args.size() != fn.args.size())
+    fail(fn.loc, "'" + fn.name + "' takes " + std::to_string(fn.args.size()) + " argument" +
+                     (fn.args.size() == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+  SymbolValues symbols;
+  // A scalar integer parameter binds the symbol of its name.
+  for (size_t i = 0; i < fn.args.size(); ++i) {
+    const Type& t = fn.args[i].type;
+    if (!t.is_scalar() || !is_int(t.dtype) || args[i].dtype() != t.dtype || args[i].rank() != 0) continue;
+    symbols.symbols.emplace(fn.args[i].name, SymbolValues::Bound{args[i].get_as_int64(0), "parameter '" + fn.args[i].name + "'"});
+  }
+  for (size_t i = 0; i < fn.args.size(); ++i) {
+    std::string what = "argument '" + fn.args[i].name + "' of '" + fn.name + "'";
+    check_value(fn.args[i].name, what, fn.args[i].type, args[i], fn.args[i].loc, symbols, true);
+  }
+  return symbols;
+}
+
+void check_results(const Function& fn, const SymbolValues& symbols, const std::vector<HostTensor>& results) {
+  SymbolValues s = symbols;
+  for (size_t i = 0; i < fn.results.size(); ++i) {
+    std::string what = fn.results.size() == 1 ? "the result of '" + fn.name + "'"
+                                              : "result '" + fn.result_name(i) + "' of '" + fn.name + "'";
+    check_value(fn.result_name(i), what, fn.results[i].type, results.at(i), fn.results[i].loc, s, false);
+  }
+}
+
+std::vector<HostTensor> Interpreter::run(const Function& fn, const std::vector<HostTensor>& args) {
+  SymbolValues symbols = check_arguments(fn, args);
+  GraphEval eval(args);
+  std::vector<HostTensor> results = eval.results(fn.graph, topological_order(fn.graph));
+  check_results(fn, symbols, results);
+  return results;
+}
+
+}  // namespace scangen::ir

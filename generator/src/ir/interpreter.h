@@ -1,0 +1,40 @@
+// The reference interpreter: runs a Function of the IR on host tensors. It is the semantic oracle
+// of scangen; every backend and every rewrite is tested against it. It favours obviously-right
+// code over speed, and takes the meaning of each element operation from templates/common/
+// scangen_scalar.h, which emitted code uses too.
+//
+// Run-time errors (an index out of range, integer division by zero, a sequence too short for
+// `steps`, an argument of the wrong shape) throw RuntimeError carrying the location in the .scan
+// file; violated IR invariants throw InternalError.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "scangen/runtime/tensor.h"
+
+namespace scangen::ir {
+
+// The values of a function's dimension symbols, bound from its arguments.
+struct SymbolValues {
+  struct Bound {
+    int64_t value;
+    std::string source;  // "dimension 0 of 'A'" or "parameter 'n'"
+  };
+  std::map<std::string, Bound> symbols;
+};
+
+// Checks arguments against the function's declared types (dtype, rank, constant dimensions, and
+// symbols consistent everywhere) and returns the symbols' values.
+SymbolValues check_arguments(const Function& fn, const std::vector<HostTensor>& args);
+// Checks results against the declared result types with the symbols bound by the arguments.
+void check_results(const Function& fn, const SymbolValues& symbols, const std::vector<HostTensor>& results);
+
+class Interpreter {
+ public:
+  std::vector<HostTensor> run(const Function& fn, const std::vector<HostTensor>& args);
+};
+
+}  // namespace scangen::ir
