@@ -8,9 +8,12 @@
 #include <iostream>
 #include <map>
 
+#include "codegen/backend.h"
 #include "driver/driver.h"
 #include "ir/interpreter.h"
 #include "ir/printer.h"
+#include "scangen/runtime/cpu_jit.h"
+#include "scangen/runtime/files.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/json_io.h"
 #include "scangen/runtime/npy.h"
@@ -94,7 +97,13 @@ int cmd_run(const RunOptions& o) {
     if (o.backend == "interp") {
       results = ir::Interpreter().run(*fn, args);
     } else {
-      throw UsageError("backend '" + o.backend + "' is not available");
+      codegen::EmitOptions emit;
+      emit.stem = std::filesystem::path(o.file).stem().string();
+      emit.single_translation_unit = true;
+      std::vector<codegen::EmittedFile> files = codegen::generate(*program, o.backend, emit);
+      CpuJit jit;
+      std::shared_ptr<CpuModule> module = jit.compile_and_load(files.at(0).contents);
+      results = module->call(fn->name, args);
     }
   } catch (const RuntimeError& e) {
     std::cerr << driver.render_runtime_error(e.what(), e.line(), e.column());
@@ -106,6 +115,34 @@ int cmd_run(const RunOptions& o) {
     write_npz(o.output, named);
   } else {
     std::cout << format_results(results) << "\n";
+  }
+  return 0;
+}
+
+struct CompileOptions {
+  std::string file;
+  std::string output_dir;
+  std::string cpp_namespace = "scangen_generated";
+  std::string target = "cpu";
+  int opt_level = 2;
+};
+
+int cmd_compile(const CompileOptions& o) {
+  Driver driver;
+  PipelineOptions popts;
+  popts.opt_level = o.opt_level;
+  auto program = driver.load_file(o.file, popts);
+  std::cerr << driver.rendered_diagnostics();
+  if (!program) return kExitUserError;
+  codegen::EmitOptions emit;
+  emit.stem = std::filesystem::path(o.file).stem().string();
+  emit.cpp_namespace = o.cpp_namespace;
+  std::error_code ec;
+  std::filesystem::create_directories(o.output_dir, ec);
+  if (ec) throw RuntimeError("cannot create the output directory '" + o.output_dir + "': " + ec.message());
+  for (const codegen::EmittedFile& f : codegen::generate(*program, o.target, emit)) {
+    std::filesystem::path path = std::filesystem::path(o.output_dir) / f.filename;
+    write_file_atomically(path, f.contents);
   }
   return 0;
 }
@@ -143,6 +180,19 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_option("-o,--output", run.output, "Write the results to this .npz file instead of printing them");
   run_cmd->add_option("arguments", run.assignments, "NAME=VALUE: a JSON number, true/false, a JSON array, or @file.npy");
 
+  CompileOptions compile;
+  auto* compile_cmd = app.add_subcommand("compile", "Write the C++ of a .scan file: <stem>.h and <stem>.cpp");
+  compile_cmd->add_option("file", compile.file, "The .scan file")->required()->check(CLI::ExistingFile);
+  compile_cmd->add_option("-o,--output", compile.output_dir, "The output directory")->required();
+  compile_cmd->add_option("--namespace", compile.cpp_namespace, "The C++ namespace of the generated API")
+      ->check([](const std::string& ns) {
+        bool ok = !ns.empty() && !(ns[0] >= '0' && ns[0] <= '9');
+        for (char c : ns) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':');
+        return ok ? std::string() : std::string("not a C++ namespace name: ") + ns;
+      });
+  compile_cmd->add_option("--target", compile.target, "cpu")->check(CLI::IsMember({"cpu"}));
+  compile_cmd->add_option("-O", compile.opt_level, "Optimization level: -O0 or -O2 (default)")->check(CLI::IsMember({0, 2}));
+
   FileOptions check;
   auto* check_cmd = app.add_subcommand("check", "Report the errors of a .scan file (exit 0 when there are none)");
   check_cmd->add_option("file", check.file, "The .scan file")->required()->check(CLI::ExistingFile);
@@ -166,6 +216,7 @@ int run_cli(int argc, char** argv) {
     return kExitUsage;
   }
   if (run_cmd->parsed()) return cmd_run(run);
+  if (compile_cmd->parsed()) return cmd_compile(compile);
   if (check_cmd->parsed()) return cmd_check(check);
   if (ir_cmd->parsed()) return cmd_ir(ir_opts);
   return kExitUsage;

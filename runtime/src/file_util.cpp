@@ -1,5 +1,7 @@
 #include "file_util.h"
 
+#include "scangen/runtime/files.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -78,3 +80,11 @@ void remove_quietly(const std::filesystem::path& path) noexcept {
 }
 
 }  // namespace scangen::detail
+
+namespace scangen {
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  detail::write_file_atomically(path, [&](detail::OutputFile& out) { out.write(contents); });
+}
+
+}  // namespace scangen

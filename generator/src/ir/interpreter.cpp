@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ir/builder.h"
 #include "ir/visitor.h"
 #include "scangen/runtime/errors.h"
 #include "scangen_scalar.h"
@@ -168,8 +169,6 @@ template <class F> void for_each_in_region(const Shape& x, const Region& r, F&& 
     }
   }
 }
-
-class GraphEval;
 
 // Evaluates one node given its input values.
 class NodeEval : public Visitor<std::vector<HostTensor>> {
@@ -516,14 +515,7 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
   const std::vector<HostTensor>& in_;
 };
 
-// The shape of a value, and its value when it does not depend on a step (used to find the step
-// shape of a scan's outputs without running a step, for scans of zero steps).
-struct Abstract {
-  Shape shape;
-  std::optional<HostTensor> value;
-};
-
-// Evaluates a graph: every node reachable from the wanted values, in topological order.
+// Evaluates a graph: every node reachable from its results, in topological order.
 class GraphEval {
  public:
   explicit GraphEval(std::vector<HostTensor> params) : params_(std::move(params)) {}
@@ -557,83 +549,129 @@ class GraphEval {
   std::unordered_map<const Node*, std::vector<HostTensor>> memo_;
 };
 
-// Shapes of a graph's results when some params have no value (they change every step).
+// Shapes of a scan body's values without running a step, for a scan of zero steps. Only what a
+// shape needs is evaluated (the values that size an arange, a fill, a slice or a nested scan),
+// exactly what the lowering computes before a loop; StepVariance guarantees those values do not
+// depend on the step.
 class ShapeEval {
  public:
-  explicit ShapeEval(std::vector<Abstract> params) : params_(std::move(params)) {}
+  ShapeEval(std::vector<Shape> param_shapes, std::vector<std::optional<HostTensor>> param_values)
+      : param_shapes_(std::move(param_shapes)), param_values_(std::move(param_values)) {}
 
-  Abstract eval(const Value& v) {
-    if (const auto* p = v.node->as<ParamNode>()) return params_.at(size_t(p->index()));
-    auto it = memo_.find(v.node.get());
-    if (it == memo_.end()) it = memo_.emplace(v.node.get(), eval_node(*v.node)).first;
+  Shape shape(const Value& v) {
+    if (const auto* p = v.node->as<ParamNode>()) return param_shapes_.at(size_t(p->index()));
+    auto it = shapes_.find(v.node.get());
+    if (it == shapes_.end()) it = shapes_.emplace(v.node.get(), node_shapes(*v.node)).first;
     return it->second.at(size_t(v.index));
   }
 
-  static std::vector<Shape> step_shapes(const ScanNode& n, const std::vector<Abstract>& inputs);
-
- private:
-  HostTensor need_value(const Value& v, const Node& user) {
-    Abstract a = eval(v);
-    if (!a.value)
-      throw InternalError(std::string("the shape of a scan output depends on a value computed in the step (") +
-                          node_kind_name(user.kind()) + "); the frontend should have rejected it");
-    return *a.value;
+  HostTensor value(const Value& v) {
+    if (const auto* p = v.node->as<ParamNode>()) {
+      const auto& value = param_values_.at(size_t(p->index()));
+      if (!value)
+        throw InternalError("the shape of a scan output depends on a value that changes from step to step");
+      return *value;
+    }
+    auto it = values_.find(v.node.get());
+    if (it == values_.end()) {
+      std::vector<HostTensor> inputs;
+      for (const Value& in : v.node->inputs()) inputs.push_back(value(in));
+      NodeEval e(inputs);
+      it = values_.emplace(v.node.get(), e.visit(*v.node)).first;
+    }
+    return it->second.at(size_t(v.index));
   }
 
-  std::vector<Abstract> eval_node(const Node& n) {
-    std::vector<Abstract> ins;
-    bool all_values = true;
-    for (const Value& in : n.inputs()) {
-      ins.push_back(eval(in));
-      all_values = all_values && ins.back().value.has_value();
+  // The step shapes of a scan's outputs given its inputs' values.
+  static std::vector<Shape> rows_from_inputs(const ScanNode& n, std::vector<Shape> input_shapes,
+                                             std::vector<std::optional<HostTensor>> input_values);
+
+  // The number of steps and the step shape of each output of a scan.
+  struct ScanShapes {
+    int64_t steps = 0;
+    std::vector<Shape> rows;
+  };
+  ScanShapes scan_shapes(const ScanNode& n) {
+    const ScanInfo& info = n.info();
+    ScanShapes out;
+    const Graph& body = n.body();
+    std::vector<Shape> shapes(body.params.size());
+    std::vector<std::optional<HostTensor>> values(body.params.size());
+    for (size_t s = 0; s < info.sequences.size(); ++s) {
+      Shape seq = shape(n.input(info.sequence_input(int(s))));
+      for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
+        shapes[size_t(info.body_sequence_param(int(s), int(k)))] = Shape(seq.begin() + 1, seq.end());
     }
-    if (all_values) {
-      std::vector<HostTensor> values;
-      for (auto& a : ins) values.push_back(*a.value);
-      NodeEval e(values);
-      std::vector<Abstract> out;
-      for (HostTensor& t : e.visit(n)) out.push_back({t.shape(), t});
-      return out;
+    for (size_t s = 0; s < info.states.size(); ++s) {
+      Shape init = shape(n.input(info.init_input(int(s))));
+      if (info.states[s].init_has_rows()) init.erase(init.begin());
+      for (size_t k = 0; k < info.states[s].lags.size(); ++k)
+        shapes[size_t(info.body_state_param(int(s), int(k)))] = init;
     }
-    auto shape_of = [&](size_t i) { return ins.at(i).shape; };
+    for (int p = 0; p < info.num_params; ++p) {
+      const Value& in = n.input(info.param_input(p));
+      shapes[size_t(info.body_param(p))] = shape(in);
+      values[size_t(info.body_param(p))] = try_value(in);
+    }
+    if (info.has_until) {
+      out.steps = value(n.output(0)).dim(0);
+    } else if (info.has_steps) {
+      out.steps = std::max<int64_t>(scalar_i64(value(n.input(info.steps_input()))), 0);
+    } else {
+      for (size_t s = 0; s < info.sequences.size(); ++s) {
+        int64_t allowed = std::max<int64_t>(shape(n.input(info.sequence_input(int(s))))[0] - info.sequences[s].span(), 0);
+        out.steps = s == 0 ? allowed : std::min(out.steps, allowed);
+      }
+    }
+    ShapeEval inner(std::move(shapes), std::move(values));
+    for (int i = 0; i < info.num_outputs(); ++i) out.rows.push_back(inner.shape(body.results[size_t(i)]));
+    return out;
+  }
+
+ private:
+  std::optional<HostTensor> try_value(const Value& v) {
+    try {
+      return value(v);
+    } catch (const InternalError&) {
+      return std::nullopt;
+    }
+  }
+
+  std::vector<Shape> node_shapes(const Node& n) {
+    auto in_shape = [&](int i) { return shape(n.input(i)); };
     switch (n.kind()) {
       case NodeKind::Param: SCANGEN_UNREACHABLE("param");
       case NodeKind::Constant:
-      case NodeKind::DimSize: return {{Shape{}, std::nullopt}};
-      case NodeKind::Arange: {
-        int64_t a = scalar_i64(need_value(n.input(0), n)), b = scalar_i64(need_value(n.input(1), n));
-        return {{Shape{std::max<int64_t>(b - a, 0)}, std::nullopt}};
-      }
+      case NodeKind::DimSize: return {Shape{}};
+      case NodeKind::Arange: return {value(n.output(0)).shape()};
       case NodeKind::Fill: {
         Shape s;
-        for (int i = 1; i < n.num_inputs(); ++i) s.push_back(std::max<int64_t>(scalar_i64(need_value(n.input(i), n)), 0));
-        return {{s, std::nullopt}};
+        for (int i = 1; i < n.num_inputs(); ++i) s.push_back(scalar_i64(value(n.input(i))));
+        for (int64_t d : s)
+          if (d < 0) return {value(n.output(0)).shape()};  // reports the negative size
+        return {s};
       }
       case NodeKind::Unary:
       case NodeKind::Cast:
       case NodeKind::Update:
-      case NodeKind::CheckShape: return {{shape_of(0), std::nullopt}};
-      case NodeKind::Binary: return {{broadcast(shape_of(0), shape_of(1), n.loc()), std::nullopt}};
-      case NodeKind::Select:
-        return {{broadcast(broadcast(shape_of(0), shape_of(1), n.loc()), shape_of(2), n.loc()), std::nullopt}};
+      case NodeKind::CheckShape: return {in_shape(0)};
+      case NodeKind::Binary: return {broadcast(in_shape(0), in_shape(1), n.loc())};
+      case NodeKind::Select: return {broadcast(broadcast(in_shape(0), in_shape(1), n.loc()), in_shape(2), n.loc())};
       case NodeKind::Reduce: {
         const auto* r = n.as<ReduceNode>();
-        Shape s;
-        if (r->axis()) {
-          s = shape_of(0);
-          s.erase(s.begin() + *r->axis());
-        }
-        return {{s, std::nullopt}};
+        if (!r->axis()) return {Shape{}};
+        Shape s = in_shape(0);
+        s.erase(s.begin() + *r->axis());
+        return {s};
       }
       case NodeKind::MatMul: {
-        Shape a = shape_of(0), b = shape_of(1), s;
+        Shape a = in_shape(0), b = in_shape(1), s;
         if (a.size() == 2) s.push_back(a[0]);
         if (b.size() == 2) s.push_back(b[1]);
-        return {{s, std::nullopt}};
+        return {s};
       }
       case NodeKind::Index: {
         const auto* idx = n.as<IndexNode>();
-        // Scalar indices do not change the shape; slice bounds do.
         std::vector<HostTensor> operands(size_t(n.num_inputs()));
         size_t op = 1;
         for (const IndexSpec& s : idx->specs()) {
@@ -641,19 +679,17 @@ class ShapeEval {
             ++op;
             continue;
           }
-          for (int k = 0; k < s.num_operands(); ++k, ++op) operands[op] = need_value(n.input(int(op)), n);
+          for (int k = 0; k < s.num_operands(); ++k, ++op) operands[op] = value(n.input(int(op)));
         }
-        Region r = index_region(shape_of(0), idx->specs(), operands, 1, n.loc(), /*check_scalars=*/false);
-        return {{r.result_shape, std::nullopt}};
+        return {index_region(in_shape(0), idx->specs(), operands, 1, n.loc(), /*check_scalars=*/false).result_shape};
       }
       case NodeKind::Scan: {
-        const auto* scan = n.as<ScanNode>();
-        std::vector<Shape> steps_and_rows = step_shapes(*scan, ins);
-        std::vector<Abstract> out;
-        for (size_t i = 1; i < steps_and_rows.size(); ++i) {
-          Shape s{steps_and_rows[0][0]};
-          s.insert(s.end(), steps_and_rows[i].begin(), steps_and_rows[i].end());
-          out.push_back({s, std::nullopt});
+        ScanShapes s = scan_shapes(*n.as<ScanNode>());
+        std::vector<Shape> out;
+        for (const Shape& row : s.rows) {
+          Shape full{s.steps};
+          full.insert(full.end(), row.begin(), row.end());
+          out.push_back(full);
         }
         return out;
       }
@@ -661,48 +697,21 @@ class ShapeEval {
     SCANGEN_UNREACHABLE("unknown node kind");
   }
 
-  std::vector<Abstract> params_;
-  std::unordered_map<const Node*, std::vector<Abstract>> memo_;
+  std::vector<Shape> param_shapes_;
+  std::vector<std::optional<HostTensor>> param_values_;
+  std::unordered_map<const Node*, std::vector<Shape>> shapes_;
+  std::unordered_map<const Node*, std::vector<HostTensor>> values_;
 };
 
-// [[steps], row shape of output 0, row shape of output 1, ...] for a scan whose inputs may lack
-// values; the number of steps must be known without running (no until over step values).
-std::vector<Shape> ShapeEval::step_shapes(const ScanNode& n, const std::vector<Abstract>& inputs) {
-  const ScanInfo& info = n.info();
-  int64_t steps = 0;
-  if (info.has_until || info.has_steps) {
-    HostTensor v;
-    if (info.has_until) throw InternalError("the shape of a scan output depends on a nested until scan");
-    if (!inputs[size_t(info.steps_input())].value)
-      throw InternalError("the shape of a scan output depends on a step count computed in the step");
-    steps = std::max<int64_t>(scalar_i64(*inputs[size_t(info.steps_input())].value), 0);
-  } else {
-    bool first = true;
-    for (size_t s = 0; s < info.sequences.size(); ++s) {
-      int64_t allowed = std::max<int64_t>(inputs[size_t(info.sequence_input(int(s)))].shape[0] - info.sequences[s].span(), 0);
-      steps = first ? allowed : std::min(steps, allowed);
-      first = false;
-    }
-  }
-  const Graph& body = n.body();
-  std::vector<Abstract> params(body.params.size());
-  params[size_t(info.body_index_param())] = {Shape{}, std::nullopt};
-  for (size_t s = 0; s < info.sequences.size(); ++s) {
-    const Shape& seq = inputs[size_t(info.sequence_input(int(s)))].shape;
-    for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
-      params[size_t(info.body_sequence_param(int(s), int(k)))] = {Shape(seq.begin() + 1, seq.end()), std::nullopt};
-  }
-  for (size_t s = 0; s < info.states.size(); ++s) {
-    Shape init = inputs[size_t(info.init_input(int(s)))].shape;
-    if (info.states[s].init_has_rows()) init.erase(init.begin());
-    for (size_t k = 0; k < info.states[s].lags.size(); ++k)
-      params[size_t(info.body_state_param(int(s), int(k)))] = {init, std::nullopt};
-  }
-  for (int p = 0; p < info.num_params; ++p) params[size_t(info.body_param(p))] = inputs[size_t(info.param_input(p))];
-  ShapeEval inner(std::move(params));
-  std::vector<Shape> out{Shape{steps}};
-  for (int i = 0; i < info.num_outputs(); ++i) out.push_back(inner.eval(body.results[size_t(i)]).shape);
-  return out;
+std::vector<Shape> ShapeEval::rows_from_inputs(const ScanNode& n, std::vector<Shape> input_shapes,
+                                               std::vector<std::optional<HostTensor>> input_values) {
+  // Re-express the scan over params standing for its inputs, then ask for its shapes.
+  ShapeEval outer(std::move(input_shapes), std::move(input_values));
+  std::vector<Value> params;
+  Builder b;
+  for (int i = 0; i < n.num_inputs(); ++i) params.push_back(b.param(n.input(i).type(), i, "in", Loc{}));
+  NodeRef over_params = b.rebuild(n, params);
+  return outer.scan_shapes(*over_params->as<ScanNode>()).rows;
 }
 
 std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
@@ -722,8 +731,8 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
         std::string taps;
         for (size_t k = 0; k < seq.taps.size(); ++k) taps += (k ? ", " : "") + std::to_string(seq.taps[k]);
         fail(n.loc(), "sequence '" + seq.label + "' has length " + std::to_string(length) + " and taps [" + taps +
-                          "], so it allows " + std::to_string(allowed) + " step" + (allowed == 1 ? "" : "s") +
-                          ", but steps = " + std::to_string(steps));
+                          "]: too short for steps = " + std::to_string(steps) + " (it allows " +
+                          std::to_string(allowed) + ")");
       }
     } else {
       steps = s == 0 ? allowed : std::min(steps, allowed);
@@ -785,10 +794,14 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
 
   std::vector<Shape> row_shapes;
   if (taken == 0) {
-    std::vector<Abstract> inputs;
-    for (const HostTensor& t : in_) inputs.push_back({t.shape(), t});
-    std::vector<Shape> s = ShapeEval::step_shapes(n, inputs);
-    row_shapes.assign(s.begin() + 1, s.end());
+    // The node's inputs are known values here: evaluate the step shapes from them.
+    std::vector<Shape> shapes;
+    std::vector<std::optional<HostTensor>> values;
+    for (size_t i = 0; i < in_.size(); ++i) {
+      shapes.push_back(in_[i].shape());
+      values.push_back(in_[i]);
+    }
+    row_shapes = ShapeEval::rows_from_inputs(n, std::move(shapes), std::move(values));
   }
   std::vector<HostTensor> out;
   for (int i = 0; i < info.num_outputs(); ++i) {

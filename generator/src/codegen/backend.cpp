@@ -1,0 +1,34 @@
+#include "codegen/backend.h"
+
+#include "codegen/lower.h"
+#include "support/check.h"
+
+namespace scangen::codegen {
+
+const Backend& cpu_backend();
+
+namespace {
+
+std::vector<const Backend*> registry() { return {&cpu_backend()}; }
+
+}  // namespace
+
+const Backend* find_backend(const std::string& name) {
+  for (const Backend* b : registry())
+    if (name == b->name()) return b;
+  return nullptr;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const Backend* b : registry()) names.push_back(b->name());
+  return names;
+}
+
+std::vector<EmittedFile> generate(const ir::Program& program, const std::string& backend, const EmitOptions& options) {
+  const Backend* b = find_backend(backend);
+  SCANGEN_CHECK(b != nullptr, "unknown backend " + backend);
+  return b->emit(program, lower_program(program), options);
+}
+
+}  // namespace scangen::codegen

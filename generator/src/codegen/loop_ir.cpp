@@ -1,0 +1,373 @@
+#include "codegen/loop_ir.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "support/check.h"
+
+namespace scangen::lir {
+
+namespace {
+
+std::shared_ptr<Expr> make(ExprKind k, DType t) {
+  auto e = std::make_shared<Expr>();
+  e->kind = k;
+  e->type = t;
+  return e;
+}
+
+}  // namespace
+
+ExprRef imm(ir::Scalar s) {
+  auto e = make(ExprKind::Imm, s.dtype);
+  e->imm = s;
+  return e;
+}
+
+ExprRef i64(int64_t v) { return imm(ir::Scalar::of_int(DType::I64, v)); }
+
+ExprRef var(const std::string& name, DType type) {
+  auto e = make(ExprKind::Var, type);
+  e->name = name;
+  return e;
+}
+
+ExprRef ptr_var(const std::string& name, DType elem) {
+  auto e = make(ExprKind::Var, elem);
+  e->name = name;
+  e->pointer = true;
+  return e;
+}
+
+ExprRef load(const ExprRef& ptr, ExprRef index) {
+  SCANGEN_CHECK(ptr->kind == ExprKind::Var && ptr->pointer, "load from a non-pointer");
+  auto e = make(ExprKind::Load, ptr->type);
+  e->name = ptr->name;
+  e->a = std::move(index);
+  return e;
+}
+
+ExprRef unary(UnaryOp op, ExprRef a) {
+  auto e = make(ExprKind::Unary, a->type);
+  e->uop = op;
+  e->a = std::move(a);
+  return e;
+}
+
+ExprRef binary(BinaryOp op, ExprRef a, ExprRef b) {
+  SCANGEN_CHECK(a->type == b->type, "binary operands of different types");
+  DType t = ir::binary_op_class(op) == ir::BinaryClass::Arith ? a->type : DType::Bool;
+  auto e = make(ExprKind::Binary, t);
+  e->bop = op;
+  e->a = std::move(a);
+  e->b = std::move(b);
+  return e;
+}
+
+ExprRef select(ExprRef c, ExprRef a, ExprRef b) {
+  if (c->kind == ExprKind::Imm) return c->imm.i ? a : b;
+  if (same_expr(a, b)) return a;
+  auto e = make(ExprKind::Select, a->type);
+  e->a = std::move(c);
+  e->b = std::move(a);
+  e->c = std::move(b);
+  return e;
+}
+
+ExprRef cast(DType to, ExprRef a) {
+  if (a->type == to) return a;
+  if (a->kind == ExprKind::Imm && is_int(to) && is_int(a->type))
+    return imm(ir::Scalar::of_int(to, a->imm.i));
+  auto e = make(ExprKind::Cast, to);
+  e->a = std::move(a);
+  return e;
+}
+
+std::optional<int64_t> const_int(const ExprRef& e) {
+  if (e && e->kind == ExprKind::Imm && is_int(e->type)) return e->imm.i;
+  return std::nullopt;
+}
+
+namespace {
+
+ExprRef index_op(BinaryOp op, ExprRef a, ExprRef b) {
+  SCANGEN_CHECK(a->type == DType::I64 && b->type == DType::I64, "index arithmetic on i64 only");
+  auto e = make(ExprKind::Binary, ir::binary_op_class(op) == ir::BinaryClass::Arith ? DType::I64 : DType::Bool);
+  e->bop = op;
+  e->a = std::move(a);
+  e->b = std::move(b);
+  e->index_math = true;
+  return e;
+}
+
+}  // namespace
+
+ExprRef add(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return i64(*ca + *cb);
+  if (ca && *ca == 0) return b;
+  if (cb && *cb == 0) return a;
+  return index_op(BinaryOp::Add, std::move(a), std::move(b));
+}
+
+ExprRef sub(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return i64(*ca - *cb);
+  if (cb && *cb == 0) return a;
+  return index_op(BinaryOp::Sub, std::move(a), std::move(b));
+}
+
+ExprRef mul(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return i64(*ca * *cb);
+  if ((ca && *ca == 0) || (cb && *cb == 0)) return i64(0);
+  if (ca && *ca == 1) return b;
+  if (cb && *cb == 1) return a;
+  return index_op(BinaryOp::Mul, std::move(a), std::move(b));
+}
+
+ExprRef lt(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return imm(ir::Scalar::of_bool(*ca < *cb));
+  if (same_expr(a, b)) return imm(ir::Scalar::of_bool(false));
+  return index_op(BinaryOp::Lt, std::move(a), std::move(b));
+}
+ExprRef ge(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return imm(ir::Scalar::of_bool(*ca >= *cb));
+  if (same_expr(a, b)) return imm(ir::Scalar::of_bool(true));
+  return index_op(BinaryOp::Ge, std::move(a), std::move(b));
+}
+ExprRef eq(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return imm(ir::Scalar::of_bool(*ca == *cb));
+  if (same_expr(a, b)) return imm(ir::Scalar::of_bool(true));
+  return index_op(BinaryOp::Eq, std::move(a), std::move(b));
+}
+
+static std::optional<bool> const_bool(const ExprRef& e) {
+  if (e && e->kind == ExprKind::Imm && e->type == DType::Bool) return e->imm.i != 0;
+  return std::nullopt;
+}
+
+ExprRef logical_or(ExprRef a, ExprRef b) {
+  auto ca = const_bool(a), cb = const_bool(b);
+  if ((ca && *ca) || (cb && *cb)) return imm(ir::Scalar::of_bool(true));
+  if (ca) return b;
+  if (cb) return a;
+  auto e = make(ExprKind::Binary, DType::Bool);
+  e->bop = BinaryOp::Or;
+  e->a = std::move(a);
+  e->b = std::move(b);
+  e->index_math = true;
+  return e;
+}
+
+ExprRef logical_and(ExprRef a, ExprRef b) {
+  auto ca = const_bool(a), cb = const_bool(b);
+  if ((ca && !*ca) || (cb && !*cb)) return imm(ir::Scalar::of_bool(false));
+  if (ca) return b;
+  if (cb) return a;
+  auto e = make(ExprKind::Binary, DType::Bool);
+  e->bop = BinaryOp::And;
+  e->a = std::move(a);
+  e->b = std::move(b);
+  e->index_math = true;
+  return e;
+}
+
+ExprRef min(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return i64(std::min(*ca, *cb));
+  return index_op(BinaryOp::Min, std::move(a), std::move(b));
+}
+
+ExprRef max(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb) return i64(std::max(*ca, *cb));
+  return index_op(BinaryOp::Max, std::move(a), std::move(b));
+}
+
+bool same_expr(const ExprRef& a, const ExprRef& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->type != b->type) return false;
+  switch (a->kind) {
+    case ExprKind::Imm: return a->imm == b->imm;
+    case ExprKind::Var: return a->name == b->name && a->pointer == b->pointer;
+    case ExprKind::Load: return a->name == b->name && same_expr(a->a, b->a);
+    case ExprKind::Unary: return a->uop == b->uop && same_expr(a->a, b->a);
+    case ExprKind::Binary:
+      return a->bop == b->bop && a->index_math == b->index_math && same_expr(a->a, b->a) && same_expr(a->b, b->b);
+    case ExprKind::Select: return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
+    case ExprKind::Cast: return same_expr(a->a, b->a);
+  }
+  return false;
+}
+
+StmtRef block(std::vector<StmtRef> body) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = StmtKind::Block;
+  s->body = std::move(body);
+  return s;
+}
+
+// ---- analyses and passes
+
+void collect_reads(const ExprRef& e, std::vector<std::string>& out) {
+  if (!e) return;
+  switch (e->kind) {
+    case ExprKind::Imm: return;
+    case ExprKind::Var: out.push_back(e->name); return;
+    case ExprKind::Load: out.push_back(e->name); break;
+    default: break;
+  }
+  collect_reads(e->a, out);
+  collect_reads(e->b, out);
+  collect_reads(e->c, out);
+}
+
+namespace {
+
+bool has_load(const ExprRef& e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Load) return true;
+  return has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+// Reads of one statement, not counting its sub-statements.
+std::vector<std::string> own_reads(const Stmt& s) {
+  std::vector<std::string> r;
+  for (const ExprRef* e : {&s.value, &s.index, &s.begin, &s.end, &s.cond}) collect_reads(*e, r);
+  for (const ExprRef& a : s.args) collect_reads(a, r);
+  for (const MessagePart& m : s.message) collect_reads(m.value, r);
+  if (s.kind == StmtKind::Store) r.push_back(s.var);
+  if (s.kind == StmtKind::Result && !s.storage.empty()) r.push_back(s.storage);
+  if (s.kind == StmtKind::Alloc) r.push_back(s.storage);
+  return r;
+}
+
+void all_reads(const Stmt& s, std::map<std::string, int>& counts) {
+  for (const std::string& n : own_reads(s)) ++counts[n];
+  for (const StmtRef& c : s.body) all_reads(*c, counts);
+  for (const StmtRef& c : s.else_body) all_reads(*c, counts);
+}
+
+// Every variable a statement tree defines (lets, declarations, assignments, loop variables, allocations).
+void defined_vars(const Stmt& s, std::set<std::string>& out) {
+  switch (s.kind) {
+    case StmtKind::Let:
+    case StmtKind::Decl:
+    case StmtKind::Assign:
+    case StmtKind::For:
+    case StmtKind::Alloc: out.insert(s.var); break;
+    default: break;
+  }
+  for (const StmtRef& c : s.body) defined_vars(*c, out);
+  for (const StmtRef& c : s.else_body) defined_vars(*c, out);
+}
+
+void flatten_blocks(std::vector<StmtRef>& body) {
+  std::vector<StmtRef> out;
+  for (StmtRef& s : body) {
+    if (s->kind == StmtKind::Block) {
+      flatten_blocks(s->body);
+      for (StmtRef& c : s->body) out.push_back(c);
+    } else {
+      out.push_back(s);
+    }
+  }
+  body = std::move(out);
+}
+
+void hoist_in(std::vector<StmtRef>& body) {
+  flatten_blocks(body);
+  for (StmtRef& s : body) {
+    hoist_in(s->body);
+    hoist_in(s->else_body);
+  }
+  std::vector<StmtRef> out;
+  for (StmtRef& s : body) {
+    if (s->kind != StmtKind::For) {
+      out.push_back(s);
+      continue;
+    }
+    std::set<std::string> inside;
+    defined_vars(*s, inside);
+    std::vector<StmtRef> kept;
+    for (StmtRef& c : s->body) {
+      bool candidate = (c->kind == StmtKind::Let && !has_load(c->value)) || c->kind == StmtKind::Alloc;
+      bool invariant = candidate;
+      if (candidate)
+        for (const std::string& r : own_reads(*c))
+          if (inside.count(r) && r != c->storage) invariant = false;
+      if (invariant) {
+        // Its own variable is now defined outside.
+        bool redefined = false;
+        std::set<std::string> rest;
+        for (StmtRef& other : s->body)
+          if (other != c) defined_vars(*other, rest);
+        redefined = rest.count(c->var) > 0;
+        if (!redefined) {
+          inside.erase(c->var);
+          out.push_back(c);
+          continue;
+        }
+      }
+      kept.push_back(c);
+    }
+    s->body = std::move(kept);
+    out.push_back(s);
+  }
+  body = std::move(out);
+}
+
+// Reads of each variable by statements other than its own definition and assignments.
+void external_reads(const Stmt& s, std::map<std::string, int>& counts) {
+  bool defines = s.kind == StmtKind::Let || s.kind == StmtKind::Decl || s.kind == StmtKind::Assign ||
+                 s.kind == StmtKind::Alloc;
+  for (const std::string& n : own_reads(s))
+    if (!(defines && n == s.var)) ++counts[n];
+  for (const StmtRef& c : s.body) external_reads(*c, counts);
+  for (const StmtRef& c : s.else_body) external_reads(*c, counts);
+}
+
+bool remove_unused_in(std::vector<StmtRef>& body, const std::map<std::string, int>& reads) {
+  bool changed = false;
+  std::vector<StmtRef> out;
+  for (StmtRef& s : body) {
+    changed = remove_unused_in(s->body, reads) || changed;
+    changed = remove_unused_in(s->else_body, reads) || changed;
+    bool defines = s->kind == StmtKind::Let || s->kind == StmtKind::Decl || s->kind == StmtKind::Assign ||
+                   s->kind == StmtKind::Alloc;
+    bool dead = (defines && !reads.count(s->var)) || (s->kind == StmtKind::Block && s->body.empty());
+    if (dead) {
+      changed = true;
+      continue;
+    }
+    out.push_back(s);
+  }
+  body = std::move(out);
+  return changed;
+}
+
+}  // namespace
+
+void hoist_invariants(Function& f) { hoist_in(f.body->body); }
+
+void remove_unused(Function& f) {
+  bool changed = true;
+  while (changed) {
+    std::map<std::string, int> reads;
+    external_reads(*f.body, reads);
+    changed = remove_unused_in(f.body->body, reads);
+  }
+  std::map<std::string, int> reads;
+  all_reads(*f.body, reads);
+  std::vector<StorageDecl> kept;
+  for (const StorageDecl& st : f.storages)
+    if (reads.count(st.name)) kept.push_back(st);
+  f.storages = std::move(kept);
+}
+
+}  // namespace scangen::lir

@@ -1,0 +1,170 @@
+// The loop-level IR (LIR): what the shared lowering produces and what each backend prints.
+//
+// A function body is a tree of statements over scalar variables, pointers into buffers, loops,
+// loads and stores; every shape is a run-time value computed in the code. Backends differ only in
+// how they print this tree (and, for CUDA, how they map loops to threads).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace scangen::lir {
+
+using ir::BinaryOp;
+using ir::UnaryOp;
+
+// The type of a variable: a scalar of an element type, or a pointer to elements.
+struct VarType {
+  enum class Kind : uint8_t { Scalar, Pointer, ConstPointer } kind = Kind::Scalar;
+  DType elem = DType::I64;
+  static VarType scalar(DType d) { return {Kind::Scalar, d}; }
+  static VarType pointer(DType d) { return {Kind::Pointer, d}; }
+  static VarType const_pointer(DType d) { return {Kind::ConstPointer, d}; }
+  bool is_pointer() const { return kind != Kind::Scalar; }
+};
+
+struct Expr;
+using ExprRef = std::shared_ptr<const Expr>;
+
+enum class ExprKind : uint8_t {
+  Imm,     // a constant of `type`
+  Var,     // a variable (scalar or pointer)
+  Load,    // ptr[index]
+  Unary,   // element operation (scalar semantics of templates/common/scangen_scalar.h)
+  Binary,  // element operation, or (index = true) plain index arithmetic on i64
+  Select,  // c ? a : b
+  Cast,    // element conversion to `type`
+};
+
+struct Expr {
+  ExprKind kind;
+  DType type;       // the element type of the value (for a pointer Var: its element type)
+  ir::Scalar imm;   // Imm
+  std::string name; // Var, and the pointer of a Load
+  bool pointer = false;  // Var of pointer type
+  ExprRef a, b, c;  // operands (Load: a = index)
+  UnaryOp uop = UnaryOp::Neg;
+  BinaryOp bop = BinaryOp::Add;
+  bool index_math = false;  // Binary: i64 index arithmetic printed with plain operators
+};
+
+// ---- expression factories
+ExprRef imm(ir::Scalar s);
+ExprRef i64(int64_t v);
+ExprRef var(const std::string& name, DType type);
+ExprRef ptr_var(const std::string& name, DType elem);
+ExprRef load(const ExprRef& ptr, ExprRef index);
+ExprRef unary(UnaryOp op, ExprRef a);
+ExprRef binary(BinaryOp op, ExprRef a, ExprRef b);
+ExprRef select(ExprRef c, ExprRef a, ExprRef b);
+ExprRef cast(DType to, ExprRef a);
+// Index arithmetic on i64 (folds constants: 0 + x is x, 1 * x is x).
+ExprRef add(ExprRef a, ExprRef b);
+ExprRef sub(ExprRef a, ExprRef b);
+ExprRef mul(ExprRef a, ExprRef b);
+ExprRef lt(ExprRef a, ExprRef b);
+ExprRef ge(ExprRef a, ExprRef b);
+ExprRef eq(ExprRef a, ExprRef b);
+ExprRef logical_or(ExprRef a, ExprRef b);
+ExprRef logical_and(ExprRef a, ExprRef b);
+ExprRef min(ExprRef a, ExprRef b);
+ExprRef max(ExprRef a, ExprRef b);
+std::optional<int64_t> const_int(const ExprRef& e);
+bool same_expr(const ExprRef& a, const ExprRef& b);
+
+// ---- statements
+
+struct Stmt;
+using StmtRef = std::shared_ptr<Stmt>;
+
+enum class StmtKind : uint8_t {
+  Block,    // body
+  Let,      // const var = value  (scalar or pointer)
+  Decl,     // mutable var = value
+  Assign,   // var = value
+  Store,    // ptr[index] = value
+  For,      // for (int64_t var = begin; var < end; ++var) body
+  If,       // if (cond) body else else_body
+  Break,    // leave the innermost time loop
+  Check,    // if (!cond) raise the user error `message` at (line, col)
+  Alloc,    // var = storage `storage` holding at least `value` elements (keeps capacity)
+  Call,     // a helper of the prologue: callee(args...)
+  Result,   // result #index of the function: data `value`, dims `args`, owned by `storage` if set
+  Comment,
+};
+
+enum class LoopKind : uint8_t {
+  Serial,
+  Vector,  // an innermost loop over contiguous elements with no carried dependence
+  Time,    // the step loop of a scan (var is named step...)
+};
+
+// A piece of an error message: text, or the decimal value of an i64 expression.
+struct MessagePart {
+  std::string text;
+  ExprRef value;
+};
+
+struct Stmt {
+  StmtKind kind;
+  std::vector<StmtRef> body;
+  std::vector<StmtRef> else_body;
+  std::string var;
+  VarType vtype;
+  ExprRef value;
+  ExprRef index;
+  ExprRef begin, end;
+  LoopKind loop = LoopKind::Serial;
+  ExprRef cond;
+  int line = 0, col = 0;
+  std::vector<MessagePart> message;
+  std::string callee;
+  std::vector<ExprRef> args;
+  std::string storage;
+  int result_index = 0;
+  std::string text;
+};
+
+StmtRef block(std::vector<StmtRef> body = {});
+
+// A buffer owned by the function: storage that keeps its capacity across uses.
+struct StorageDecl {
+  std::string name;
+  DType elem;
+};
+
+struct Param {
+  std::string name;      // the pointer (tensor) or the value (scalar)
+  DType dtype;
+  int rank = 0;
+  std::vector<std::string> dims;  // names of its dimension variables
+};
+
+struct Function {
+  std::string name;        // the .scan fn
+  std::string symbol;      // the C++ name of the implementation
+  std::vector<Param> params;
+  std::vector<Param> results;
+  std::vector<StorageDecl> storages;
+  StmtRef body;
+};
+
+struct Module {
+  std::string source_path;
+  std::vector<Function> functions;
+};
+
+// ---- LIR passes (loop_ir.cpp)
+
+// Moves pure scalar lets and allocations whose operands do not change in a loop out of it.
+void hoist_invariants(Function& f);
+// Removes lets and declarations nothing reads, to a fixpoint (emitted code has no unused
+// variables).
+void remove_unused(Function& f);
+// Names of every variable an expression or a statement tree reads.
+void collect_reads(const ExprRef& e, std::vector<std::string>& out);
+
+}  // namespace scangen::lir

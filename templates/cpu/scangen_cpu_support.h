@@ -1,0 +1,102 @@
+// Helpers of emitted CPU code: failures with a location, buffers that keep their capacity, copies
+// and the matrix product. Every generated source embeds this text (after scangen_cpu_api.h and
+// scangen_scalar.h).
+#ifndef SCANGEN_CPU_SUPPORT_V1_H
+#define SCANGEN_CPU_SUPPORT_V1_H
+
+#include <cstring>
+#include <new>
+
+// Tells the compiler an innermost element loop carries no dependence, so it vectorizes.
+#if defined(__clang__)
+#define SCANGEN_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define SCANGEN_IVDEP _Pragma("GCC ivdep")
+#else
+#define SCANGEN_IVDEP
+#endif
+
+namespace scangen_rt_v1 {
+
+inline void append_part(std::string& s, const char* text) { s += text; }
+inline void append_part(std::string& s, int64_t v) { s += std::to_string(v); }
+
+// Raises the run-time error of the .scan program at line:column.
+template <class... Parts>
+[[noreturn]] __attribute__((noinline, cold)) void fail(int line, int column, const Parts&... parts) {
+  std::string message;
+  (append_part(message, parts), ...);
+  throw scangen::Error(message, line, column);
+}
+
+// A buffer that keeps its capacity: ensure() allocates only when asked for more than it has, so a
+// buffer reused by every step of a loop is allocated once.
+template <class T> class Storage {
+ public:
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage() { std::free(data_); }
+
+  T* ensure(int64_t count) {
+    if (count > capacity_) {
+      std::free(data_);
+      data_ = nullptr;
+      capacity_ = 0;
+      size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
+      data_ = static_cast<T*>(std::aligned_alloc(64, bytes));
+      if (!data_) throw std::bad_alloc();
+      capacity_ = count;
+    }
+    return data_ ? data_ : reinterpret_cast<T*>(&empty_);
+  }
+  // Hands the buffer over (the receiver frees it with std::free).
+  void* release() {
+    void* p = data_ ? data_ : std::malloc(64);
+    if (!p) throw std::bad_alloc();
+    data_ = nullptr;
+    capacity_ = 0;
+    return p;
+  }
+
+ private:
+  T* data_ = nullptr;
+  int64_t capacity_ = 0;
+  alignas(64) static inline char empty_[64] = {};
+};
+
+template <class T> inline void copy(T* dst, const T* src, int64_t count) {
+  if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
+}
+
+// out[m x n] = a[m x k] @ b[k x n]. Each output element sums its products in increasing k, as the
+// interpreter does, so results agree bit for bit; rows of b stream through the cache in blocks of
+// columns and the innermost loop over columns vectorizes.
+template <class T>
+inline void matmul(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+  constexpr int64_t kColumnBlock = 256;
+  for (int64_t i = 0; i < m * n; ++i) out[i] = T(0);
+  for (int64_t j0 = 0; j0 < n; j0 += kColumnBlock) {
+    const int64_t j1 = j0 + kColumnBlock < n ? j0 + kColumnBlock : n;
+    for (int64_t i = 0; i < m; ++i) {
+      T* __restrict row = out + i * n;
+      const T* a_row = a + i * k;
+      for (int64_t p = 0; p < k; ++p) {
+        const T a_ip = a_row[p];
+        const T* __restrict b_row = b + p * n;
+        SCANGEN_IVDEP
+        for (int64_t j = j0; j < j1; ++j) row[j] = scangen::scalar_v1::add(row[j], scangen::scalar_v1::mul(a_ip, b_row[j]));
+      }
+    }
+  }
+}
+
+// Argument shapes: messages are those of the interpreter (generator/src/ir/interpreter.cpp).
+inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
+  if (have != want)
+    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
+}
+
+}  // namespace scangen_rt_v1
+
+#endif  // SCANGEN_CPU_SUPPORT_V1_H
