@@ -180,12 +180,14 @@ ExprRef logical_and(ExprRef a, ExprRef b) {
 ExprRef min(ExprRef a, ExprRef b) {
   auto ca = const_int(a), cb = const_int(b);
   if (ca && cb) return i64(std::min(*ca, *cb));
+  if (same_expr(a, b)) return a;
   return index_op(BinaryOp::Min, std::move(a), std::move(b));
 }
 
 ExprRef max(ExprRef a, ExprRef b) {
   auto ca = const_int(a), cb = const_int(b);
   if (ca && cb) return i64(std::max(*ca, *cb));
+  if (same_expr(a, b)) return a;
   return index_op(BinaryOp::Max, std::move(a), std::move(b));
 }
 

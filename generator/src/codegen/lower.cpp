@@ -187,13 +187,22 @@ class FunctionLowering {
 
   ExprRef let(const std::string& hint, ExprRef value) {
     if (value->kind == lir::ExprKind::Imm || value->kind == lir::ExprKind::Var) return value;
+    // The same pure computation already bound in an enclosing block is reused (loads are not:
+    // memory may change in between).
+    bool pure = !has_load(value);
+    if (pure)
+      for (const auto& scope : scopes_)
+        for (const auto& [expr, bound] : scope)
+          if (lir::same_expr(expr, value)) return bound;
     auto s = std::make_shared<Stmt>();
     s->kind = StmtKind::Let;
     s->var = names.fresh(hint);
     s->vtype = lir::VarType::scalar(value->type);
     s->value = value;
     emit(s);
-    return lir::var(s->var, value->type);
+    ExprRef bound = lir::var(s->var, value->type);
+    if (pure) scopes_.back().push_back({value, bound});
+    return bound;
   }
 
   ExprRef let_pointer(const std::string& hint, const ExprRef& base, ExprRef offset, bool writable) {
@@ -288,7 +297,9 @@ class FunctionLowering {
     emit(s);
     std::vector<StmtRef>* saved = cur;
     cur = &s->body;
+    scopes_.emplace_back();
     body(lir::var(s->var, DType::I64));
+    scopes_.pop_back();
     cur = saved;
   }
 
@@ -299,7 +310,9 @@ class FunctionLowering {
     emit(s);
     std::vector<StmtRef>* saved = cur;
     cur = &s->body;
+    scopes_.emplace_back();
     then();
+    scopes_.pop_back();
     cur = saved;
   }
 
@@ -320,8 +333,16 @@ class FunctionLowering {
   lir::Function& out() { return out_; }
 
  private:
+  static bool has_load(const ExprRef& e) {
+    if (!e) return false;
+    if (e->kind == lir::ExprKind::Load) return true;
+    return has_load(e->a) || has_load(e->b) || has_load(e->c);
+  }
+
   const ir::Function& fn_;
   lir::Function& out_;
+  // Pure lets bound in each open block, innermost last.
+  std::vector<std::vector<std::pair<ExprRef, ExprRef>>> scopes_{1};
 };
 
 // ---- GraphLowering
@@ -1165,7 +1186,9 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
     seqs.push_back(u);
     std::vector<ExprRef> row(u.dims.begin() + 1, u.dims.end());
     seq_row_sizes.push_back(F.product(row, "row"));
-    ExprRef allowed = F.let("allowed", lir::max(lir::sub(u.dims[0], lir::i64(seq.span())), lir::i64(0)));
+    // A length is never negative: only a span of taps can make `allowed` negative.
+    ExprRef allowed = seq.span() == 0 ? u.dims[0]
+                                      : F.let("allowed", lir::max(lir::sub(u.dims[0], lir::i64(seq.span())), lir::i64(0)));
     if (info.has_steps) {
       std::string taps;
       for (size_t k = 0; k < seq.taps.size(); ++k) taps += (k ? ", " : "") + std::to_string(seq.taps[k]);
@@ -1439,6 +1462,14 @@ void FunctionLowering::run() {
   for (size_t i = 0; i < fn_.args.size(); ++i)
     check_shape("argument '" + fn_.args[i].name + "' of '" + fn_.name + "'", fn_.args[i].name, fn_.args[i].type,
                 params[i].dims, fn_.args[i].loc, true);
+  // Past the checks, a dimension declared as a constant is that constant, and every occurrence of
+  // a symbol is its first binding: later shape arithmetic and checks fold away.
+  for (size_t i = 0; i < fn_.args.size(); ++i)
+    for (size_t axis = 0; axis < params[i].dims.size(); ++axis) {
+      const ir::Dim& d = fn_.args[i].type.shape[axis];
+      if (d.kind() == ir::Dim::Kind::Const) params[i].dims[axis] = lir::i64(d.offset());
+      if (d.kind() == ir::Dim::Kind::Sym) params[i].dims[axis] = symbols.at(d.symbol_name()).value;
+    }
 
   GraphLowering g(*this, fn_.graph, params);
   std::vector<Tensor> results;
