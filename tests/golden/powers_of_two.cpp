@@ -214,6 +214,20 @@ template <class T> class Storage {
     }
     return data_ ? data_ : reinterpret_cast<T*>(&empty_);
   }
+  // Room for `count` elements keeping the first `keep`: the result buffers of a scan that stops on
+  // `until` grow this way (by doubling, so a few times in all) instead of holding the largest
+  // number of steps up front.
+  T* grow(int64_t count, int64_t keep) {
+    if (count <= capacity_) return data_;
+    size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
+    T* bigger = static_cast<T*>(std::aligned_alloc(64, bytes));
+    if (!bigger) throw std::bad_alloc();
+    if (keep > 0) std::memcpy(static_cast<void*>(bigger), data_, size_t(keep) * sizeof(T));
+    std::free(data_);
+    data_ = bigger;
+    capacity_ = count;
+    return data_;
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);
@@ -274,10 +288,15 @@ namespace sg = scangen::scalar_v1;
 void powers_of_two_impl(float max_value, scangen::Tensor<float>& result0) {
   scangen_rt_v1::Storage<float> p_storage;
   // scan at 3:13
+  int64_t rows_held = int64_t{1024};
   float p_1 = 1.0f;
-  float* const p = p_storage.ensure(1024);
+  float* p = p_storage.ensure(rows_held);
   int64_t taken = int64_t{1024};
   for (int64_t step = 0; step < 1024; ++step) {
+    if (step == rows_held) {
+      rows_held = sg::min<int64_t>(1024, (rows_held * 2));
+      p = p_storage.grow(rows_held, step);
+    }
     const float v = p_1 * 2.0f;
     p[step] = v;
     const bool v_2 = v > max_value;

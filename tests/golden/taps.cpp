@@ -214,6 +214,20 @@ template <class T> class Storage {
     }
     return data_ ? data_ : reinterpret_cast<T*>(&empty_);
   }
+  // Room for `count` elements keeping the first `keep`: the result buffers of a scan that stops on
+  // `until` grow this way (by doubling, so a few times in all) instead of holding the largest
+  // number of steps up front.
+  T* grow(int64_t count, int64_t keep) {
+    if (count <= capacity_) return data_;
+    size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
+    T* bigger = static_cast<T*>(std::aligned_alloc(64, bytes));
+    if (!bigger) throw std::bad_alloc();
+    if (keep > 0) std::memcpy(static_cast<void*>(bigger), data_, size_t(keep) * sizeof(T));
+    std::free(data_);
+    data_ = bigger;
+    capacity_ = count;
+    return data_;
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);

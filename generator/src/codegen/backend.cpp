@@ -2,6 +2,7 @@
 
 #include "codegen/lower.h"
 #include "support/check.h"
+#include "support/large_stack.h"
 
 namespace scangen::codegen {
 
@@ -28,7 +29,7 @@ std::vector<std::string> backend_names() {
 std::vector<EmittedFile> generate(const ir::Program& program, const std::string& backend, const EmitOptions& options) {
   const Backend* b = find_backend(backend);
   SCANGEN_CHECK(b != nullptr, "unknown backend " + backend);
-  return b->emit(program, lower_program(program), options);
+  return with_large_stack([&] { return b->emit(program, lower_program(program), options); });
 }
 
 }  // namespace scangen::codegen

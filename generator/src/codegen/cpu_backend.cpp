@@ -152,7 +152,11 @@ class Printer {
         return;
       }
       case StmtKind::Alloc:
-        os << pad << ctype(s.vtype.elem) << "* const " << s.var << " = " << s.storage << ".ensure(" << expr(s.value, true)
+        os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* " : "* const ") << s.var << " = " << s.storage
+           << ".ensure(" << expr(s.value, true) << ");\n";
+        return;
+      case StmtKind::Grow:
+        os << pad << s.var << " = " << s.storage << ".grow(" << expr(s.value, true) << ", " << expr(s.index, true)
            << ");\n";
         return;
       case StmtKind::Call: {
@@ -239,10 +243,53 @@ void reads_of(const lir::Stmt& s, std::set<std::string>& out) {
   for (const auto& c : s.else_body) reads_of(*c, out);
 }
 
+// A C++ identifier for a name of the .scan file (C++ keywords and names the API uses get a '_').
 std::string sanitize(const std::string& name) {
+  static const std::set<std::string> reserved = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue",
+      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
+      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+      "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+      "wchar_t", "while", "xor", "xor_eq", "std", "scangen", "scangen_rt_v1", "sg", "result", "results", "main"};
   std::string out;
   for (char c : name) out += ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c : '_';
   if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out = "fn_" + out;
+  if (reserved.count(out)) out += "_";
+  return out;
+}
+
+// Whether a .scan name cannot be used as it is for a name of the typed API: a C++ keyword, or a
+// name that the emitted code uses unqualified (types, macros of the C library, the support code's
+// scangen_/SCANGEN_ names). The same list as the lowering's is_cpp_keyword (lower.cpp).
+bool reserved_in_cpp(const std::string& s) {
+  static const std::set<std::string> words = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue",
+      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
+      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+      "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+      "wchar_t", "while", "xor", "xor_eq", "std", "scangen", "sg", "int8_t", "int16_t", "int32_t", "int64_t",
+      "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "ptrdiff_t", "INT32_MIN", "INT32_MAX", "INT64_MIN",
+      "INT64_MAX", "errno", "NULL", "EOF", "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF", "assert", "offsetof"};
+  // The support code's names (scangen_tensor, SCANGEN_IVDEP, ...): none ends in '_', so the '_'
+  // that api_identifier appends frees a name.
+  bool support = (s.rfind("scangen_", 0) == 0 || s.rfind("SCANGEN_", 0) == 0) && s.back() != '_';
+  return support || words.count(s) > 0;
+}
+
+// A name of the typed API for a .scan name: sanitized, with '_' appended while it is reserved or
+// already taken (a fn `class`, a parameter `result`, a fn g_impl beside g's implementation).
+std::string api_identifier(const std::string& name, std::set<std::string>& taken) {
+  std::string out = sanitize(name);
+  while (reserved_in_cpp(out) || taken.count(out)) out += "_";
+  taken.insert(out);
   return out;
 }
 
@@ -274,37 +321,55 @@ class CpuBackend : public Backend {
     std::string result_struct;  // the struct definition, for several results
     std::vector<std::string> result_fields;
     std::string params;         // "scangen::TensorRef<const float> A, int32_t k"
+    std::vector<std::string> arg_names;  // the C++ names of the parameters
+    std::string local;          // the C++ name of the API body's result variable
   };
 
-  static Api api_of(const ir::Function& fn) {
-    Api a;
-    a.name = sanitize(fn.name);
-    for (size_t i = 0; i < fn.args.size(); ++i) {
-      const ir::ArgDecl& arg = fn.args[i];
-      if (i) a.params += ", ";
-      a.params += arg.type.is_scalar() ? std::string(ctype(arg.type.dtype)) : tensor_type(arg.type.dtype, true);
-      a.params += " " + sanitize(arg.name);
-    }
-    auto one = [&](const ir::ResultDecl& r) {
-      return r.type.is_scalar() ? std::string(ctype(r.type.dtype))
-                                : std::string("scangen::Tensor<") + ctype(r.type.dtype) + ">";
-    };
-    if (fn.results.size() == 1) {
-      a.result_type = one(fn.results[0]);
-    } else {
-      a.result_type = a.name + "_results";
-      a.result_struct = "struct " + a.result_type + " {\n";
-      std::set<std::string> used;
-      for (size_t i = 0; i < fn.results.size(); ++i) {
-        std::string field = sanitize(fn.result_name(i));
-        while (used.count(field)) field += "_";
-        used.insert(field);
-        a.result_fields.push_back(field);
-        a.result_struct += "  " + one(fn.results[i]) + " " + field + ";\n";
+  // The typed API of every function. Names are chosen for the whole module: the functions and
+  // result structs share the namespace with the implementations, and a parameter must not hide
+  // a type, the implementation or the result variable that the API body names.
+  static std::vector<Api> apis_of(const ir::Program& program, const lir::Module& module) {
+    std::set<std::string> module_names;
+    for (const lir::Function& lf : module.functions) module_names.insert(lf.symbol);
+    std::vector<Api> apis(program.functions.size());
+    // Functions first: a fn named f_results keeps its name, fn f's result struct gives way.
+    for (size_t f = 0; f < program.functions.size(); ++f)
+      apis[f].name = api_identifier(program.functions[f].name, module_names);
+    for (size_t f = 0; f < program.functions.size(); ++f)
+      if (program.functions[f].results.size() > 1)
+        apis[f].result_type = api_identifier(apis[f].name + "_results", module_names);
+    for (size_t f = 0; f < program.functions.size(); ++f) {
+      const ir::Function& fn = program.functions[f];
+      Api& a = apis[f];
+      std::set<std::string> body_names = {module.functions[f].symbol};
+      if (!a.result_type.empty()) body_names.insert(a.result_type);
+      a.local = fn.results.size() == 1 ? "result" : "results";
+      std::set<std::string> arg_names = body_names;
+      for (size_t i = 0; i < fn.args.size(); ++i) {
+        const ir::ArgDecl& arg = fn.args[i];
+        if (i) a.params += ", ";
+        a.params += arg.type.is_scalar() ? std::string(ctype(arg.type.dtype)) : tensor_type(arg.type.dtype, true);
+        a.arg_names.push_back(api_identifier(arg.name, arg_names));
+        a.params += " " + a.arg_names.back();
       }
-      a.result_struct += "};\n";
+      while (arg_names.count(a.local)) a.local += "_";
+      auto one = [&](const ir::ResultDecl& r) {
+        return r.type.is_scalar() ? std::string(ctype(r.type.dtype))
+                                  : std::string("scangen::Tensor<") + ctype(r.type.dtype) + ">";
+      };
+      if (fn.results.size() == 1) {
+        a.result_type = one(fn.results[0]);
+      } else {
+        a.result_struct = "struct " + a.result_type + " {\n";
+        std::set<std::string> used = {a.result_type};
+        for (size_t i = 0; i < fn.results.size(); ++i) {
+          a.result_fields.push_back(api_identifier(fn.result_name(i), used));
+          a.result_struct += "  " + one(fn.results[i]) + " " + a.result_fields.back() + ";\n";
+        }
+        a.result_struct += "};\n";
+      }
     }
-    return a;
+    return apis;
   }
 
   static std::string guard_of(const std::string& stem) {
@@ -319,9 +384,10 @@ class CpuBackend : public Backend {
     os << "#ifndef " << guard_of(o.stem) << "\n#define " << guard_of(o.stem) << "\n\n";
     os << embedded::file("cpu/scangen_cpu_api.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\n\n";
+    std::vector<Api> apis = apis_of(program, module);
     for (size_t f = 0; f < module.functions.size(); ++f) {
       const ir::Function& fn = program.functions[f];
-      Api a = api_of(fn);
+      const Api& a = apis[f];
       os << "// fn " << fn.name << fn.signature() << "\n";
       if (!a.result_struct.empty()) os << a.result_struct;
       os << a.result_type << " " << a.name << "(" << a.params << ");\n\n";
@@ -345,7 +411,9 @@ class CpuBackend : public Backend {
     os << "namespace " << o.cpp_namespace << " {\nnamespace {\n\nnamespace sg = scangen::scalar_v1;\n\n";
     for (size_t f = 0; f < module.functions.size(); ++f) print_impl(program.functions[f], module.functions[f], os);
     os << "}  // namespace\n\n";
-    for (size_t f = 0; f < module.functions.size(); ++f) print_api(program.functions[f], module.functions[f], os);
+    std::vector<Api> apis = apis_of(program, module);
+    for (size_t f = 0; f < module.functions.size(); ++f)
+      print_api(program.functions[f], module.functions[f], apis[f], os);
     os << "}  // namespace " << o.cpp_namespace << "\n\n";
     print_abi(program, module, o, os);
     return os.str();
@@ -384,28 +452,28 @@ class CpuBackend : public Backend {
     os << "}\n\n";
   }
 
-  static void print_api(const ir::Function& fn, const lir::Function& lf, std::ostringstream& os) {
-    Api a = api_of(fn);
+  static void print_api(const ir::Function& fn, const lir::Function& lf, const Api& a, std::ostringstream& os) {
     os << a.result_type << " " << a.name << "(" << a.params << ") {\n";
-    for (const ir::ArgDecl& arg : fn.args) {
+    for (size_t i = 0; i < fn.args.size(); ++i) {
+      const ir::ArgDecl& arg = fn.args[i];
       if (arg.type.is_scalar()) continue;
       os << "  scangen_rt_v1::check_rank(" << quote("argument '" + arg.name + "' of '" + fn.name + "'") << ", "
-         << sanitize(arg.name) << ".rank(), " << arg.type.rank() << ", " << quote(arg.type.str()) << ", " << arg.loc.line
+         << a.arg_names[i] << ".rank(), " << arg.type.rank() << ", " << quote(arg.type.str()) << ", " << arg.loc.line
          << ", " << arg.loc.col << ");\n";
     }
     std::vector<std::string> results;
     if (fn.results.size() == 1) {
-      os << "  " << a.result_type << " result{};\n";
-      results.push_back("result");
+      os << "  " << a.result_type << " " << a.local << "{};\n";
+      results.push_back(a.local);
     } else {
-      os << "  " << a.result_type << " results;\n";
-      for (const std::string& f : a.result_fields) results.push_back("results." + f);
+      os << "  " << a.result_type << " " << a.local << ";\n";
+      for (const std::string& f : a.result_fields) results.push_back(a.local + "." + f);
     }
     os << "  " << lf.symbol << "(";
     bool first = true;
     for (size_t i = 0; i < fn.args.size(); ++i) {
       const lir::Param& p = lf.params[i];
-      std::string arg = sanitize(fn.args[i].name);
+      const std::string& arg = a.arg_names[i];
       os << (first ? "" : ", ");
       first = false;
       if (p.rank == 0) {
@@ -420,7 +488,7 @@ class CpuBackend : public Backend {
       first = false;
     }
     os << ");\n";
-    os << "  return " << (fn.results.size() == 1 ? "result" : "results") << ";\n}\n\n";
+    os << "  return " << a.local << ";\n}\n\n";
   }
 
   static void print_abi(const ir::Program& program, const lir::Module& module, const EmitOptions& o,

@@ -207,6 +207,24 @@ bool same_expr(const ExprRef& a, const ExprRef& b) {
   return false;
 }
 
+size_t hash_expr(const ExprRef& e) {
+  if (!e) return 0;
+  size_t h = std::hash<int>()(int(e->kind)) * 31 + std::hash<int>()(int(e->type));
+  auto mix = [&](size_t v) { h = h * 1000003u ^ v; };
+  switch (e->kind) {
+    case ExprKind::Imm: mix(std::hash<int64_t>()(e->imm.i)); mix(std::hash<double>()(e->imm.f)); break;
+    case ExprKind::Var:
+    case ExprKind::Load: mix(std::hash<std::string>()(e->name)); break;
+    case ExprKind::Unary: mix(size_t(e->uop)); break;
+    case ExprKind::Binary: mix(size_t(e->bop)); mix(e->index_math); break;
+    default: break;
+  }
+  mix(hash_expr(e->a));
+  mix(hash_expr(e->b));
+  mix(hash_expr(e->c));
+  return h;
+}
+
 StmtRef block(std::vector<StmtRef> body) {
   auto s = std::make_shared<Stmt>();
   s->kind = StmtKind::Block;
@@ -245,7 +263,7 @@ std::vector<std::string> own_reads(const Stmt& s) {
   for (const MessagePart& m : s.message) collect_reads(m.value, r);
   if (s.kind == StmtKind::Store) r.push_back(s.var);
   if (s.kind == StmtKind::Result && !s.storage.empty()) r.push_back(s.storage);
-  if (s.kind == StmtKind::Alloc) r.push_back(s.storage);
+  if (s.kind == StmtKind::Alloc || s.kind == StmtKind::Grow) r.push_back(s.storage);
   return r;
 }
 
@@ -262,6 +280,7 @@ void defined_vars(const Stmt& s, std::set<std::string>& out) {
     case StmtKind::Decl:
     case StmtKind::Assign:
     case StmtKind::For:
+    case StmtKind::Grow:
     case StmtKind::Alloc: out.insert(s.var); break;
     default: break;
   }
@@ -294,27 +313,26 @@ void hoist_in(std::vector<StmtRef>& body) {
       out.push_back(s);
       continue;
     }
-    std::set<std::string> inside;
-    defined_vars(*s, inside);
+    // How many statements of the loop define each variable (the loop variable counts).
+    std::map<std::string, int> definitions;
+    definitions[s->var] += 1;
+    for (StmtRef& c : s->body) {
+      std::set<std::string> defs;
+      defined_vars(*c, defs);
+      for (const std::string& d : defs) definitions[d] += 1;
+    }
     std::vector<StmtRef> kept;
     for (StmtRef& c : s->body) {
       bool candidate = (c->kind == StmtKind::Let && !has_load(c->value)) || c->kind == StmtKind::Alloc;
-      bool invariant = candidate;
-      if (candidate)
+      bool invariant = candidate && definitions[c->var] == 1;
+      if (invariant)
         for (const std::string& r : own_reads(*c))
-          if (inside.count(r) && r != c->storage) invariant = false;
+          if (definitions.count(r) && definitions[r] > 0 && r != c->storage) invariant = false;
       if (invariant) {
-        // Its own variable is now defined outside.
-        bool redefined = false;
-        std::set<std::string> rest;
-        for (StmtRef& other : s->body)
-          if (other != c) defined_vars(*other, rest);
-        redefined = rest.count(c->var) > 0;
-        if (!redefined) {
-          inside.erase(c->var);
-          out.push_back(c);
-          continue;
-        }
+        // Its variable is now defined outside the loop.
+        definitions[c->var] = 0;
+        out.push_back(c);
+        continue;
       }
       kept.push_back(c);
     }
@@ -327,7 +345,7 @@ void hoist_in(std::vector<StmtRef>& body) {
 // Reads of each variable by statements other than its own definition and assignments.
 void external_reads(const Stmt& s, std::map<std::string, int>& counts) {
   bool defines = s.kind == StmtKind::Let || s.kind == StmtKind::Decl || s.kind == StmtKind::Assign ||
-                 s.kind == StmtKind::Alloc;
+                 s.kind == StmtKind::Alloc || s.kind == StmtKind::Grow;
   for (const std::string& n : own_reads(s))
     if (!(defines && n == s.var)) ++counts[n];
   for (const StmtRef& c : s.body) external_reads(*c, counts);
@@ -341,7 +359,7 @@ bool remove_unused_in(std::vector<StmtRef>& body, const std::map<std::string, in
     changed = remove_unused_in(s->body, reads) || changed;
     changed = remove_unused_in(s->else_body, reads) || changed;
     bool defines = s->kind == StmtKind::Let || s->kind == StmtKind::Decl || s->kind == StmtKind::Assign ||
-                   s->kind == StmtKind::Alloc;
+                   s->kind == StmtKind::Alloc || s->kind == StmtKind::Grow;
     bool dead = (defines && !reads.count(s->var)) || (s->kind == StmtKind::Block && s->body.empty());
     if (dead) {
       changed = true;

@@ -74,6 +74,8 @@ ExprRef min(ExprRef a, ExprRef b);
 ExprRef max(ExprRef a, ExprRef b);
 std::optional<int64_t> const_int(const ExprRef& e);
 bool same_expr(const ExprRef& a, const ExprRef& b);
+// A hash consistent with same_expr.
+size_t hash_expr(const ExprRef& e);
 
 // ---- statements
 
@@ -91,6 +93,7 @@ enum class StmtKind : uint8_t {
   Break,    // leave the innermost time loop
   Check,    // if (!cond) raise the user error `message` at (line, col)
   Alloc,    // var = storage `storage` holding at least `value` elements (keeps capacity)
+  Grow,     // var = storage `storage` grown to `value` elements, keeping the first `index`
   Call,     // a helper of the prologue: callee(args...)
   Result,   // result #index of the function: data `value`, dims `args`, owned by `storage` if set
   Comment,
@@ -125,6 +128,7 @@ struct Stmt {
   std::vector<ExprRef> args;
   std::string storage;
   int result_index = 0;
+  bool mutable_pointer = false;  // Alloc: the pointer may be reassigned by a Grow
   std::string text;
 };
 

@@ -33,7 +33,14 @@ bool is_cpp_keyword(const std::string& s) {
       "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
       "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
       "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-      "wchar_t", "while", "xor", "xor_eq", "std", "scangen", "scangen_rt_v1", "sg", "main"};
+      "wchar_t", "while", "xor", "xor_eq", "std", "scangen", "scangen_rt_v1", "sg", "main",
+      // Not keywords, but names that emitted code uses unqualified (types, macros of <cstdint>,
+      // <cmath>, <cerrno>, <cassert>, <cstdio>): a .scan name spelled like one broke the C++.
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
+      "ptrdiff_t", "INT32_MIN", "INT32_MAX", "INT64_MIN", "INT64_MAX", "errno", "NULL", "EOF", "NAN",
+      "INFINITY", "HUGE_VAL", "HUGE_VALF", "assert", "offsetof"};
+  // The support code's own names and macros (scangen_tensor, SCANGEN_IVDEP, ...); none ends in '_'.
+  if ((s.rfind("scangen_", 0) == 0 || s.rfind("SCANGEN_", 0) == 0) && s.back() != '_') return true;
   return kw.count(s) > 0;
 }
 
@@ -190,10 +197,13 @@ class FunctionLowering {
     // The same pure computation already bound in an enclosing block is reused (loads are not:
     // memory may change in between).
     bool pure = !has_load(value);
+    size_t hash = pure ? lir::hash_expr(value) : 0;
     if (pure)
-      for (const auto& scope : scopes_)
-        for (const auto& [expr, bound] : scope)
-          if (lir::same_expr(expr, value)) return bound;
+      for (const auto& scope : scopes_) {
+        auto range = scope.equal_range(hash);
+        for (auto it = range.first; it != range.second; ++it)
+          if (lir::same_expr(it->second.first, value)) return it->second.second;
+      }
     auto s = std::make_shared<Stmt>();
     s->kind = StmtKind::Let;
     s->var = names.fresh(hint);
@@ -201,7 +211,7 @@ class FunctionLowering {
     s->value = value;
     emit(s);
     ExprRef bound = lir::var(s->var, value->type);
-    if (pure) scopes_.back().push_back({value, bound});
+    if (pure) scopes_.back().emplace(hash, std::make_pair(value, bound));
     return bound;
   }
 
@@ -271,11 +281,13 @@ class FunctionLowering {
   }
 
   // A new buffer of `count` elements; returns its pointer and names its storage.
-  ExprRef allocate(const std::string& hint, DType elem, ExprRef count, std::string* storage_name) {
+  ExprRef allocate(const std::string& hint, DType elem, ExprRef count, std::string* storage_name,
+                   bool growable = false) {
     std::string storage = names.fresh(hint + "_storage");
     out_.storages.push_back({storage, elem});
     auto s = std::make_shared<Stmt>();
     s->kind = StmtKind::Alloc;
+    s->mutable_pointer = growable;
     s->var = names.fresh(hint);
     s->vtype = lir::VarType::pointer(elem);
     s->storage = storage;
@@ -283,6 +295,17 @@ class FunctionLowering {
     emit(s);
     if (storage_name) *storage_name = storage;
     return lir::ptr_var(s->var, elem);
+  }
+
+  // Grows a growable buffer to `count` elements keeping the first `keep`.
+  void grow(const ExprRef& ptr, const std::string& storage, ExprRef count, ExprRef keep) {
+    auto s = std::make_shared<Stmt>();
+    s->kind = StmtKind::Grow;
+    s->var = ptr->name;
+    s->storage = storage;
+    s->value = std::move(count);
+    s->index = std::move(keep);
+    emit(s);
   }
 
   // for (var = begin; var < end; ++var) { body() }
@@ -342,7 +365,7 @@ class FunctionLowering {
   const ir::Function& fn_;
   lir::Function& out_;
   // Pure lets bound in each open block, innermost last.
-  std::vector<std::vector<std::pair<ExprRef, ExprRef>>> scopes_{1};
+  std::vector<std::unordered_multimap<size_t, std::pair<ExprRef, ExprRef>>> scopes_{1};
 };
 
 // ---- GraphLowering
@@ -704,6 +727,10 @@ bool GraphLowering::fusable(const Value& v, const ir::Node& user) {
   return v.type().same_as(user.output_types()[0].with_dtype(v.type().dtype));
 }
 
+constexpr size_t kMaxFusedNodes = 64;
+// Rows a scan that stops on `until` holds before it first grows its buffers.
+constexpr int64_t kInitialUntilRows = 1024;
+
 struct GraphLowering::Cluster {
   const ir::Node* root = nullptr;
   std::set<const ir::Node*> fused;
@@ -734,7 +761,9 @@ Tensor GraphLowering::elementwise(const ir::Node& root, const ExprRef& dest) {
         value(in);
         continue;
       }
-      if (fusable(in, n)) {
+      // Long chains are cut into loops of at most kMaxFusedNodes operations: one giant
+      // expression would only slow the C++ compiler down.
+      if (fusable(in, n) && c.fused.size() < kMaxFusedNodes) {
         gather(*in.node);
         continue;
       }
@@ -1254,6 +1283,12 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
     row_sizes[size_t(i)] = F.product(row_dims[size_t(i)], "row");
   }
 
+  // A scan that stops on `until` starts with room for some rows and doubles it when full; others
+  // know their number of steps.
+  ExprRef rows_held = steps;
+  if (info.has_until) rows_held = F.decl("rows_held", lir::min(steps, lir::i64(kInitialUntilRows)));
+  bool growable = info.has_until;
+
   // Storage of the states: init rows first, then one row per step (or a ring).
   for (size_t s = 0; s < states.size(); ++s) {
     StateStorage& st = states[s];
@@ -1264,11 +1299,12 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         ExprRef init = st.init.rank == 0 ? st.init.scalar : lir::load(st.init.data, lir::i64(st.lag - k));
         st.registers.push_back(F.decl(name + "_" + std::to_string(k), init));
       }
-      if (st.full) st.base = F.allocate(name, st.init.dtype, steps, &st.storage);
+      if (st.full) st.base = F.allocate(name, st.init.dtype, rows_held, &st.storage, growable);
       continue;
     }
-    ExprRef rows = st.full ? lir::add(steps, lir::i64(st.lag)) : lir::i64(st.lag + 1);
-    st.base = F.allocate(name, st.init.dtype, F.let("capacity", lir::mul(rows, st.row_size)), &st.storage);
+    ExprRef rows = st.full ? lir::add(rows_held, lir::i64(st.lag)) : lir::i64(st.lag + 1);
+    st.base = F.allocate(name, st.init.dtype, F.let("capacity", lir::mul(rows, st.row_size)), &st.storage,
+                         growable && st.full);
     if (st.lag > 0) F.copy(st.base, st.init.data, F.let("init_count", lir::mul(lir::i64(st.lag), st.row_size)));
   }
   std::vector<ExprRef> output_base(info.outputs.size());
@@ -1276,11 +1312,30 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   for (size_t o = 0; o < info.outputs.size(); ++o) {
     size_t i = states.size() + o;
     DType d = n.output_types()[i].dtype;
-    output_base[o] = F.allocate(info.outputs[o], d, F.let("capacity", lir::mul(steps, row_sizes[i])), &output_storage[o]);
+    output_base[o] =
+        F.allocate(info.outputs[o], d, F.let("capacity", lir::mul(rows_held, row_sizes[i])), &output_storage[o], growable);
   }
 
   ExprRef taken = info.has_until ? F.decl("taken", steps) : steps;
   F.loop("step", lir::i64(0), steps, lir::LoopKind::Time, [&](ExprRef step) {
+    if (growable) {
+      F.when(lir::eq(step, rows_held), [&] {
+        F.assign(rows_held, lir::min(steps, lir::mul(rows_held, lir::i64(2))));
+        for (StateStorage& st : states) {
+          if (!st.full) continue;
+          if (st.scalar) {
+            F.grow(st.base, st.storage, rows_held, step);
+          } else {
+            F.grow(st.base, st.storage, lir::mul(lir::add(rows_held, lir::i64(st.lag)), st.row_size),
+                   lir::mul(lir::add(step, lir::i64(st.lag)), st.row_size));
+          }
+        }
+        for (size_t o = 0; o < info.outputs.size(); ++o) {
+          ExprRef row = row_sizes[states.size() + o];
+          F.grow(output_base[o], output_storage[o], lir::mul(rows_held, row), lir::mul(step, row));
+        }
+      });
+    }
     inner.set_param(size_t(info.body_index_param()), Tensor{DType::I64, 0, step, nullptr, {}, ""});
     for (size_t s = 0; s < info.sequences.size(); ++s) {
       const ir::ScanSequence& seq = info.sequences[s];
@@ -1401,6 +1456,8 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
 
 void FunctionLowering::run() {
   out_.name = fn_.name;
+  // The C++ printer names the result parameters result0, result1, ...: no argument may take them.
+  for (size_t i = 0; i < fn_.results.size(); ++i) names.reserve("result" + std::to_string(i));
   out_.symbol = names.fresh(fn_.name + "_impl");
   out_.body = lir::block();
   cur = &out_.body->body;
@@ -1520,6 +1577,10 @@ lir::Module lower_program(const ir::Program& program) {
   for (const ir::Function& fn : program.functions) {
     lir::Function f;
     FunctionLowering lowering(fn, f);
+    // The typed API names its functions after the .scan functions, in the namespace that also
+    // holds the implementations: an implementation symbol must not be any function's name
+    // (fn g's g_impl against a fn named g_impl).
+    for (const ir::Function& other : program.functions) lowering.names.reserve(other.name);
     lowering.run();
     lir::hoist_invariants(f);
     lir::remove_unused(f);

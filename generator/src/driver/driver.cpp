@@ -5,6 +5,7 @@
 #include "frontend/parser.h"
 #include "frontend/sema.h"
 #include "ir/verifier.h"
+#include "support/large_stack.h"
 
 namespace scangen {
 
@@ -22,6 +23,10 @@ std::optional<ir::Program> Driver::load_text(const std::string& name, const std:
 }
 
 std::optional<ir::Program> Driver::finish(int file_id, const PipelineOptions& options) {
+  return with_large_stack([&] { return analyze_file(file_id, options); });
+}
+
+std::optional<ir::Program> Driver::analyze_file(int file_id, const PipelineOptions& options) {
   last_file_ = file_id;
   (void)options;
   ast::Module module = parse_file(sources_, file_id, diags_);

@@ -38,6 +38,7 @@ class Driver {
 
  private:
   std::optional<ir::Program> finish(int file_id, const PipelineOptions& options);
+  std::optional<ir::Program> analyze_file(int file_id, const PipelineOptions& options);
 
   SourceManager sources_;
   DiagnosticEngine diags_;

@@ -10,6 +10,7 @@
 #include "scangen/runtime/errors.h"
 #include "scangen_scalar.h"
 #include "support/check.h"
+#include "support/large_stack.h"
 
 namespace scangen::ir {
 
@@ -586,12 +587,15 @@ class ShapeEval {
   static std::vector<Shape> rows_from_inputs(const ScanNode& n, std::vector<Shape> input_shapes,
                                              std::vector<std::optional<HostTensor>> input_values);
 
-  // The number of steps and the step shape of each output of a scan.
+  // The number of steps and the step shape of each output of a scan. With_steps false leaves
+  // steps at 0: the rows alone do not need it, and for a scan with `until` the steps come from
+  // evaluating the scan itself, which for the scan being evaluated (rows_from_inputs, zero steps
+  // taken) recursed without end.
   struct ScanShapes {
     int64_t steps = 0;
     std::vector<Shape> rows;
   };
-  ScanShapes scan_shapes(const ScanNode& n) {
+  ScanShapes scan_shapes(const ScanNode& n, bool with_steps = true) {
     const ScanInfo& info = n.info();
     ScanShapes out;
     const Graph& body = n.body();
@@ -613,7 +617,9 @@ class ShapeEval {
       shapes[size_t(info.body_param(p))] = shape(in);
       values[size_t(info.body_param(p))] = try_value(in);
     }
-    if (info.has_until) {
+    if (!with_steps) {
+      // only the rows are wanted
+    } else if (info.has_until) {
       out.steps = value(n.output(0)).dim(0);
     } else if (info.has_steps) {
       out.steps = std::max<int64_t>(scalar_i64(value(n.input(info.steps_input()))), 0);
@@ -623,8 +629,17 @@ class ShapeEval {
         out.steps = s == 0 ? allowed : std::min(out.steps, allowed);
       }
     }
+    // A state's step shape is its init's (a step value of another shape is an error of that step);
+    // an output's comes from its step value.
+    std::vector<Shape> state_rows;
+    for (size_t s = 0; s < info.states.size(); ++s) {
+      Shape init = shape(n.input(info.init_input(int(s))));
+      if (info.states[s].init_has_rows()) init.erase(init.begin());
+      state_rows.push_back(init);
+    }
     ShapeEval inner(std::move(shapes), std::move(values));
-    for (int i = 0; i < info.num_outputs(); ++i) out.rows.push_back(inner.shape(body.results[size_t(i)]));
+    for (int i = 0; i < info.num_outputs(); ++i)
+      out.rows.push_back(i < int(state_rows.size()) ? state_rows[size_t(i)] : inner.shape(body.results[size_t(i)]));
     return out;
   }
 
@@ -711,7 +726,7 @@ std::vector<Shape> ShapeEval::rows_from_inputs(const ScanNode& n, std::vector<Sh
   Builder b;
   for (int i = 0; i < n.num_inputs(); ++i) params.push_back(b.param(n.input(i).type(), i, "in", Loc{}));
   NodeRef over_params = b.rebuild(n, params);
-  return outer.scan_shapes(*over_params->as<ScanNode>()).rows;
+  return outer.scan_shapes(*over_params->as<ScanNode>(), /*with_steps=*/false).rows;
 }
 
 std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
@@ -875,6 +890,10 @@ void check_results(const Function& fn, const SymbolValues& symbols, const std::v
 }
 
 std::vector<HostTensor> Interpreter::run(const Function& fn, const std::vector<HostTensor>& args) {
+  return with_large_stack([&] { return run_on_this_thread(fn, args); });
+}
+
+std::vector<HostTensor> Interpreter::run_on_this_thread(const Function& fn, const std::vector<HostTensor>& args) {
   SymbolValues symbols = check_arguments(fn, args);
   GraphEval eval(args);
   std::vector<HostTensor> results = eval.results(fn.graph, topological_order(fn.graph));

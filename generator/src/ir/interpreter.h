@@ -35,6 +35,9 @@ void check_results(const Function& fn, const SymbolValues& symbols, const std::v
 class Interpreter {
  public:
   std::vector<HostTensor> run(const Function& fn, const std::vector<HostTensor>& args);
+
+ private:
+  std::vector<HostTensor> run_on_this_thread(const Function& fn, const std::vector<HostTensor>& args);
 };
 
 }  // namespace scangen::ir
