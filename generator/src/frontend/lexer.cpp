@@ -59,17 +59,17 @@ class Lexer {
       }
       if (is_ident_start(c)) {
         lex_identifier();
+        if (tokens_.back().kind == Tok::KwFn && !open_.empty()) recover_at_fn();
       } else if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) {
         lex_number();
       } else {
         lex_punct();
       }
     }
-    for (auto it = open_.rbegin(); it != open_.rend(); ++it)
-      diags_.report(DiagId::err_unclosed, it->loc, it->text);
     Token eof;
     eof.kind = Tok::Eof;
     eof.loc = here(1);
+    close_unclosed(0, eof.loc);
     if (!tokens_.empty() && tokens_.back().kind != Tok::Newline) {
       Token nl = eof;
       nl.kind = Tok::Newline;
@@ -93,7 +93,45 @@ class Lexer {
   }
 
   bool newlines_significant() const {
-    return open_.empty() || open_.back().kind == Tok::LBrace;
+    return open_.empty() || open_.back().token.kind == Tok::LBrace;
+  }
+
+  // Reports the brackets open_[first...] as never closed and drops them, closing each with a token
+  // of its own at `at` so that the parser nests as the lexer does. The parser stays quiet from the
+  // first of them that is a '(' or '[' (its newlines were no statement ends, so what follows it
+  // cannot be parsed sensibly), or else from the added closers on.
+  void close_unclosed(size_t first, Loc at) {
+    if (first >= open_.size()) return;
+    size_t quiet_from = tokens_.size();
+    for (size_t i = first; i < open_.size(); ++i)
+      if (open_[i].token.kind != Tok::LBrace) {
+        quiet_from = open_[i].index;
+        break;
+      }
+    for (size_t i = open_.size(); i-- > first;) {
+      const Token& opener = open_[i].token;
+      diags_.report(DiagId::err_unclosed, opener.loc, opener.text);
+      Token closer;
+      closer.kind = opener.kind == Tok::LParen     ? Tok::RParen
+                    : opener.kind == Tok::LBracket ? Tok::RBracket
+                                                   : Tok::RBrace;
+      closer.text = opener.kind == Tok::LParen ? ")" : opener.kind == Tok::LBracket ? "]" : "}";
+      closer.loc = at;
+      tokens_.push_back(std::move(closer));
+    }
+    for (size_t i = quiet_from; i < tokens_.size(); ++i) tokens_[i].quiet = true;
+    open_.resize(first);
+  }
+
+  // 'fn' only starts a top-level declaration: a bracket still open there is never closed. The
+  // 'fn' starts a new line, so that the parser can resume at it.
+  void recover_at_fn() {
+    Token fn = std::move(tokens_.back());
+    tokens_.pop_back();
+    close_unclosed(0, fn.loc);
+    push_newline(fn.loc);
+    fn.quiet = true;
+    tokens_.push_back(std::move(fn));
   }
 
   void push_newline(Loc l) {
@@ -259,40 +297,53 @@ class Lexer {
           shown = fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
         diags_.report(DiagId::err_unexpected_char, t.loc, shown);
         advance();
+        // Kept as a token so that the parser skips its statement without a second message.
+        t.kind = Tok::Invalid;
+        t.text = shown;
+        t.quiet = true;
+        tokens_.push_back(std::move(t));
         return;
       }
     }
-    track_brackets(t);
-    tokens_.push_back(std::move(t));
+    if (track_brackets(t)) tokens_.push_back(std::move(t));
   }
 
-  void track_brackets(const Token& t) {
+  // Tracks nesting; returns false for a closer that closes nothing (reported and dropped).
+  bool track_brackets(Token& t) {
     switch (t.kind) {
       case Tok::LParen:
       case Tok::LBracket:
-      case Tok::LBrace: open_.push_back(t); break;
+      case Tok::LBrace: open_.push_back({t, tokens_.size()}); return true;
       case Tok::RParen:
       case Tok::RBracket:
       case Tok::RBrace: {
         Tok want = t.kind == Tok::RParen ? Tok::LParen
                    : t.kind == Tok::RBracket ? Tok::LBracket : Tok::LBrace;
-        if (open_.empty()) {
-          diags_.report(DiagId::err_unbalanced_close, t.loc, t.text);
-        } else if (open_.back().kind != want) {
-          auto& d = diags_.report(DiagId::err_mismatched_close, t.loc, t.text, open_.back().text);
-          diags_.note(d, DiagId::note_opened_here, open_.back().loc, open_.back().text);
-          // Recover: pop to the matching opener if there is one, else ignore the closer.
-          for (size_t i = open_.size(); i-- > 0;)
-            if (open_[i].kind == want) {
-              open_.resize(i);
-              break;
-            }
-        } else {
+        if (!open_.empty() && open_.back().token.kind == want) {
           open_.pop_back();
+          return true;
         }
-        break;
+        // It closes an outer bracket: the ones opened since were never closed.
+        for (size_t i = open_.size(); i-- > 0;)
+          if (open_[i].token.kind == want) {
+            close_unclosed(i + 1, t.loc);
+            t.quiet = true;
+            open_.pop_back();
+            return true;
+          }
+        // ')' for a '[' or ']' for a '(': the wrong kind of closer; read it as the right one.
+        if (!open_.empty() && open_.back().token.kind != Tok::LBrace && t.kind != Tok::RBrace) {
+          const Token& opener = open_.back().token;
+          auto& d = diags_.report(DiagId::err_mismatched_close, t.loc, t.text, opener.text);
+          diags_.note(d, DiagId::note_opened_here, opener.loc, opener.text);
+          t.kind = opener.kind == Tok::LParen ? Tok::RParen : Tok::RBracket;
+          open_.pop_back();
+          return true;
+        }
+        diags_.report(DiagId::err_unbalanced_close, t.loc, t.text);
+        return false;
       }
-      default: break;
+      default: return true;
     }
   }
 
@@ -303,7 +354,11 @@ class Lexer {
   int32_t line_ = 1;
   int32_t col_ = 1;
   std::vector<Token> tokens_;
-  std::vector<Token> open_;
+  struct Open {
+    Token token;
+    size_t index;  // in tokens_
+  };
+  std::vector<Open> open_;
 };
 
 }  // namespace

@@ -22,7 +22,8 @@ class Parser {
     skip_newlines();
     while (!at(Tok::Eof)) {
       if (!at(Tok::KwFn)) {
-        diags_.report(DiagId::err_expected_toplevel, peek().loc, describe_token(peek()));
+        if (!peek().quiet)
+          diags_.report(DiagId::err_expected_toplevel, peek().loc, describe_token(peek()));
         skip_to_next_fn();
         continue;
       }
@@ -58,8 +59,10 @@ class Parser {
     if (!at(k)) fail(what ? what : token_spelling(k));
     return next();
   }
+  // Reports what was expected, unless the lexer already reported an error here.
   [[noreturn]] void fail(const std::string& expected) {
-    diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
+    if (!peek().quiet)
+      diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
     throw SyntaxError{};
   }
   void skip_newlines() {
@@ -68,10 +71,11 @@ class Parser {
   Loc span_from(const Loc& begin) const { return last_ ? Loc::span(begin, last_->loc) : begin; }
 
   // Skips to the end of the current statement: a newline or ';' at this nesting level, or the
-  // '}' that closes the enclosing block (left in place).
+  // '}' that closes the enclosing block, or a 'fn' (both left in place). The error may have been
+  // found inside brackets of the statement: their closers are skipped at depth 0.
   void skip_statement() {
     int depth = 0;
-    while (!at(Tok::Eof)) {
+    while (!at(Tok::Eof) && !at(Tok::KwFn)) {
       Tok k = peek().kind;
       if (depth == 0 && (k == Tok::Newline || k == Tok::Semicolon)) {
         next();
@@ -79,7 +83,7 @@ class Parser {
       }
       if (depth == 0 && k == Tok::RBrace) return;
       if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LBrace) ++depth;
-      if (k == Tok::RParen || k == Tok::RBracket || k == Tok::RBrace) --depth;
+      if ((k == Tok::RParen || k == Tok::RBracket || k == Tok::RBrace) && depth > 0) --depth;
       next();
     }
   }
@@ -139,6 +143,16 @@ class Parser {
     return fn;
   }
 
+  static bool starts_expression(Tok k) {
+    switch (k) {
+      case Tok::Identifier: case Tok::IntLiteral: case Tok::FloatLiteral: case Tok::KwTrue:
+      case Tok::KwFalse: case Tok::KwF32: case Tok::KwF64: case Tok::KwI32: case Tok::KwI64:
+      case Tok::KwBool: case Tok::LParen: case Tok::Minus: case Tok::Plus: case Tok::Bang:
+      case Tok::KwScan: return true;
+      default: return false;
+    }
+  }
+
   std::optional<DType> dtype_of_token(Tok k) const {
     switch (k) {
       case Tok::KwF32: return DType::F32;
@@ -188,7 +202,7 @@ class Parser {
     expect(Tok::LBrace);
     std::vector<StmtPtr> body;
     skip_newlines();
-    while (!at(Tok::RBrace) && !at(Tok::Eof)) {
+    while (!at(Tok::RBrace) && !at(Tok::Eof) && !at(Tok::KwFn)) {
       try {
         body.push_back(parse_statement(in_scan));
         if (!at(Tok::RBrace)) {
@@ -256,11 +270,21 @@ class Parser {
         if (!in_scan) diags_.report(DiagId::err_scan_statement_outside_scan, start, "X[t] = ...");
         return s;
       }
-      diags_.report(DiagId::err_expression_statement, e->loc);
+      if (!peek().quiet) diags_.report(DiagId::err_expression_statement, e->loc);
       throw SyntaxError{};
     }
     if (t.kind == Tok::RBrace || t.kind == Tok::Eof) fail("a statement");
-    diags_.report(DiagId::err_expected_statement, t.loc, describe_token(t));
+    if (!t.quiet && starts_expression(t.kind)) {
+      // `x + 1` on its own line; `y = x` (a forgotten 'let') is reported as a bad statement.
+      ExprPtr e = parse_expr();
+      if (at(Tok::Assign) || peek().quiet) {
+        if (!peek().quiet) diags_.report(DiagId::err_expected_statement, t.loc, describe_token(t));
+        throw SyntaxError{};
+      }
+      diags_.report(DiagId::err_expression_statement, e->loc);
+      throw SyntaxError{};
+    }
+    if (!t.quiet) diags_.report(DiagId::err_expected_statement, t.loc, describe_token(t));
     throw SyntaxError{};
   }
 

@@ -44,13 +44,13 @@ const char* const kBuiltinNames[] = {
     "floor", "ceil", "sign", "min", "max", "pow", "where", "clip", "sum", "mean", "prod",
     "zeros_like", "ones_like", "full_like", "zeros", "ones", "arange", "len", "set", "inc", "grad"};
 
+}  // namespace
+
 bool is_builtin(const std::string& n) {
   for (const char* b : kBuiltinNames)
     if (n == b) return true;
   return false;
 }
-
-}  // namespace
 
 std::optional<ir::Program> Analyzer::run() {
   ir::Program program;
@@ -168,7 +168,11 @@ ir::Function Analyzer::analyze_entry(const ast::FnDecl& fn) {
       if (!fn.results[i].name.empty() && fn.results[i].name == fn.results[j].name)
         diags_.report(DiagId::err_duplicate_result_name, fn.results[i].loc, fn.results[i].name);
 
+  call_stack.push_back(&fn);
+  call_locs.push_back(fn.name_loc);
   std::vector<SValue> results = function_body(fn, fenv);
+  call_stack.pop_back();
+  call_locs.pop_back();
   for (size_t i = 0; i < results.size() && i < fn.results.size(); ++i) {
     std::string what = fn.results.size() == 1 ? "the result of '" + fn.name + "'"
                                               : "result " + std::to_string(i) + " of '" + fn.name + "'";
@@ -251,7 +255,10 @@ std::vector<SValue> Analyzer::function_body(const ast::FnDecl& fn, FunctionEnv& 
       case ast::StmtKind::Return: {
         const auto& ret = ast::as<ast::Return>(*s);
         returned = true;
-        for (const auto& e : ret.values) results.push_back(single(expr(*e, fenv.scope), e->loc));
+        for (const auto& e : ret.values) {
+          results.push_back(single(expr(*e, fenv.scope), e->loc));
+          results.back().loc = e->loc;  // the whole returned expression, for messages about it
+        }
         if (results.size() != fn.results.size())
           diags_.report(DiagId::err_return_count, ret.loc, fn.name, results.size(), plural(results.size()),
                         fn.results.size());
@@ -279,6 +286,13 @@ SValue Analyzer::conform(SValue v, const ast::TypeDecl& decl, FunctionEnv& fenv,
   }
   ir::Type want = declared_type(decl, &fenv);
   if (v.weak) {
+    // A literal takes the declared dtype, but a number is no bool and a float no integer.
+    if (want.dtype == DType::Bool || (is_float(v.dtype()) && is_int(want.dtype))) {
+      auto& d =
+          diags_.report(DiagId::err_downcast, loc, what, type_words(v), dtype_name(want.dtype));
+      diags_.note(d, DiagId::note_declared_here, decl.loc);
+      return SValue::invalid();
+    }
     SValue m = materialize(v, want.dtype, loc);
     if (!m.ok()) return m;
     v = m;

@@ -137,7 +137,7 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
   if (n == "where") {
     if (!arity(3, 3) || !no_kwargs()) return SValue::invalid();
     SValue cond = arg(0), a = arg(1), b = arg(2);
-    return select(cond, a, b, c.loc, "the condition of where");
+    return select(cond, a, b, c.loc, "where");
   }
   if (n == "clip") {
     if (!arity(3, 3) || !no_kwargs()) return SValue::invalid();
@@ -199,7 +199,8 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
         return SValue::invalid();
       }
       if ((v.dtype() == DType::Bool) != (d == DType::Bool)) {
-        diags_.report(DiagId::err_downcast, c.args[1]->loc, "full_like", v.weak ? "a literal" : v.type().str(), dtype_name(d));
+        diags_.report(DiagId::err_downcast, c.args[1]->loc, "full_like", type_words(v),
+                      dtype_name(d));
         return SValue::invalid();
       }
       if (!v.weak && v.dtype() != d) {
@@ -308,7 +309,7 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
       return SValue::invalid();
     }
     if ((v.dtype() == DType::Bool) != (d == DType::Bool) || (v.weak && is_int(d) && is_float(v.dtype()))) {
-      diags_.report(DiagId::err_downcast, c.args[1]->loc, n, v.weak ? "a literal" : v.type().str(), dtype_name(d));
+      diags_.report(DiagId::err_downcast, c.args[1]->loc, n, type_words(v), dtype_name(d));
       return SValue::invalid();
     }
     if (!v.weak && v.dtype() != d) {

@@ -46,13 +46,13 @@ bool fits(int64_t v, DType d) {
   return true;
 }
 
+}  // namespace
+
 std::string type_words(const SValue& v) {
   if (!v.is_tensor()) return "a tuple";
-  if (v.weak) return std::string("a ") + (is_float(v.dtype()) ? "float" : "integer") + " literal";
+  if (v.weak) return is_float(v.dtype()) ? "a float literal" : "an integer literal";
   return v.type().str();
 }
-
-}  // namespace
 
 // ---- literals and weak values
 
@@ -113,10 +113,12 @@ SValue Analyzer::single(SValue v, Loc loc, const char* context) {
   }
   if (v.kind == SValue::Kind::Multi) {
     if (v.from_scan && v.elements.size() == 1) return v.elements[0];
+    // Reported at the scan or the call itself rather than at what uses it.
+    Loc at = v.loc.valid() ? v.loc : loc;
     if (v.from_scan) {
-      diags_.report(DiagId::err_inline_scan_outputs, loc, v.elements.size());
+      diags_.report(DiagId::err_inline_scan_outputs, at, v.elements.size());
     } else {
-      diags_.report(DiagId::err_multi_value_in_expression, loc, context ? context : "this call",
+      diags_.report(DiagId::err_multi_value_in_expression, at, context ? context : v.callee.c_str(),
                     v.elements.size());
     }
     return SValue::invalid();
@@ -322,12 +324,13 @@ SValue Analyzer::name(const ast::Name& n, Scope& scope) {
       diags_.note(d, DiagId::note_defined_here, later->second, n.name);
       return SValue::invalid();
     }
-    if (functions.count(n.name)) {
+    if (functions.count(n.name) || is_builtin(n.name)) {
       diags_.report(DiagId::err_function_as_value, n.loc, n.name);
       return SValue::invalid();
     }
     auto& d = diags_.report(DiagId::err_unknown_name, n.loc, n.name);
     std::string best;
+    Loc best_loc;
     size_t best_distance = 3;
     for (Scope* s = &scope; s; s = s->parent)
       for (const auto& [candidate, binding] : s->names) {
@@ -335,10 +338,13 @@ SValue Analyzer::name(const ast::Name& n, Scope& scope) {
         if (dist < best_distance || (dist == best_distance && !best.empty() && candidate < best && dist < 3)) {
           best_distance = dist;
           best = candidate;
+          best_loc = binding.loc;
         }
       }
-    if (!best.empty() && best_distance <= std::max<size_t>(1, n.name.size() / 3))
-      diags_.note(d, DiagId::note_did_you_mean, Loc{}, best);
+    // A suggestion must keep some of what was written ('z' is not a typo of 't').
+    if (!best.empty() && best_distance <= std::max<size_t>(1, n.name.size() / 3) &&
+        best_distance < n.name.size())
+      diags_.note(d, DiagId::note_did_you_mean, best_loc, best);
     return SValue::invalid();
   }
   switch (b->kind) {
@@ -360,6 +366,48 @@ SValue Analyzer::name(const ast::Name& n, Scope& scope) {
 }
 
 // ---- indexing
+
+namespace {
+
+// Whether `e` reads the name `n` (outside nested scans).
+bool mentions(const ast::Expr& e, const std::string& n) {
+  switch (e.kind) {
+    case ast::ExprKind::Name:
+      return ast::as<ast::Name>(e).name == n;
+    case ast::ExprKind::Unary:
+      return mentions(*ast::as<ast::Unary>(e).operand, n);
+    case ast::ExprKind::Binary:
+      return mentions(*ast::as<ast::Binary>(e).lhs, n) || mentions(*ast::as<ast::Binary>(e).rhs, n);
+    case ast::ExprKind::Ternary: {
+      const auto& t = ast::as<ast::Ternary>(e);
+      return mentions(*t.cond, n) || mentions(*t.then_expr, n) || mentions(*t.else_expr, n);
+    }
+    case ast::ExprKind::Call: {
+      const auto& c = ast::as<ast::Call>(e);
+      for (const auto& a : c.args)
+        if (mentions(*a, n)) return true;
+      for (const auto& kw : c.kwargs)
+        if (mentions(*kw.value, n)) return true;
+      return false;
+    }
+    case ast::ExprKind::Index: {
+      const auto& i = ast::as<ast::Index>(e);
+      if (mentions(*i.base, n)) return true;
+      for (const auto& item : i.items)
+        for (const ast::ExprPtr* x : {&item.index, &item.lo, &item.hi})
+          if (*x && mentions(**x, n)) return true;
+      return false;
+    }
+    case ast::ExprKind::Tuple:
+      for (const auto& x : ast::as<ast::Tuple>(e).elements)
+        if (mentions(*x, n)) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 
 SValue Analyzer::to_index_i64(const SValue& raw, Loc loc, const char* what) {
   SValue v = single(raw, loc);
@@ -425,7 +473,11 @@ bool Analyzer::index_specs(const ir::Type& base, const std::vector<ast::IndexIte
 
 SValue Analyzer::apply_index(SValue base, const std::vector<ast::IndexItem>& items, size_t first,
                              Scope& scope, Loc loc) {
-  base = concrete(*this, single(base, loc), loc);
+  base = single(base, loc);
+  // A tap read with nothing more to index (X[t - 1] of a state with a literal init, in the pass
+  // that learns its dtype) stays weak, so that the step value gives it its dtype.
+  if (first >= items.size() && base.ok()) return base;
+  base = concrete(*this, base, loc);
   if (!base.ok()) {
     // Still analyze the indices for their own errors.
     for (size_t i = first; i < items.size(); ++i)
@@ -459,7 +511,10 @@ SValue Analyzer::index_expr(const ast::Index& e, Scope& scope) {
   if (e.base->kind == ast::ExprKind::Name) {
     Binding* b = scope.find(ast::as<ast::Name>(*e.base).name);
     if (b && b->kind == Binding::Kind::Output) {
-      diags_.report(DiagId::err_state_bad_index, e.loc, ast::as<ast::Name>(*e.base).name, b->frame->index_name);
+      const std::string& index = b->frame->index_name;
+      bool at_step = !e.items.empty() && e.items[0].index && mentions(*e.items[0].index, index);
+      diags_.report(at_step ? DiagId::err_tap_not_literal : DiagId::err_state_bad_index, e.loc,
+                    ast::as<ast::Name>(*e.base).name, index);
       return SValue::invalid();
     }
   }
@@ -567,7 +622,7 @@ SValue Analyzer::expr(const ast::Expr& e, Scope& scope) {
       SValue c = single(expr(*t.cond, scope), t.cond->loc);
       SValue a = single(expr(*t.then_expr, scope), t.then_expr->loc);
       SValue b = single(expr(*t.else_expr, scope), t.else_expr->loc);
-      return select(c, a, b, e.loc, "the condition of ?:");
+      return select(c, a, b, e.loc, "?:");
     }
     case ast::ExprKind::Call: return call(ast::as<ast::Call>(e), scope);
     case ast::ExprKind::Index: return index_expr(ast::as<ast::Index>(e), scope);
@@ -577,14 +632,15 @@ SValue Analyzer::expr(const ast::Expr& e, Scope& scope) {
   return SValue::invalid();
 }
 
-SValue Analyzer::select(SValue c, SValue a, SValue b, Loc loc, const char* what) {
+SValue Analyzer::select(SValue c, SValue a, SValue b, Loc loc, const char* name) {
   if (!c.ok() || !a.ok() || !b.ok()) return SValue::invalid();
   if (c.dtype() != DType::Bool) {
-    diags_.report(DiagId::err_expected_bool, c.loc, what, type_words(c));
+    diags_.report(DiagId::err_expected_bool, c.loc, std::string("the condition of ") + name,
+                  type_words(c));
     return SValue::invalid();
   }
   if ((a.dtype() == DType::Bool) != (b.dtype() == DType::Bool)) {
-    diags_.report(DiagId::err_compare_bool_number, loc, type_words(a.dtype() == DType::Bool ? b : a));
+    diags_.report(DiagId::err_select_bool_number, loc, name, type_words(a), type_words(b));
     return SValue::invalid();
   }
   auto s1 = ir::broadcast_shapes(c.type().shape, a.type().shape);
@@ -649,8 +705,12 @@ SValue Analyzer::call(const ast::Call& c, Scope& scope) {
 SValue Analyzer::call_function(const ast::FnDecl& fn, const ast::Call& c, Scope& scope) {
   for (size_t i = 0; i < call_stack.size(); ++i)
     if (call_stack[i] == &fn) {
+      // Each function of the cycle would report it when analyzed on its own: once is enough.
+      if (!reported_cycles.insert({call_stack.begin() + long(i), call_stack.end()}).second)
+        return SValue::invalid();
       auto& d = diags_.report(DiagId::err_recursion, c.callee_loc, fn.name);
-      for (size_t j = call_locs.size(); j-- > i;) diags_.note(d, DiagId::note_call_chain, call_locs[j]);
+      for (size_t j = call_locs.size(); j-- > i + 1;)
+        diags_.note(d, DiagId::note_call_chain, call_locs[j]);
       return SValue::invalid();
     }
   if (!c.kwargs.empty()) {
@@ -791,6 +851,7 @@ SValue Analyzer::call_function(const ast::FnDecl& fn, const ast::Call& c, Scope&
   }
   SValue multi;
   multi.kind = SValue::Kind::Multi;
+  multi.callee = fn.name;
   multi.elements = conformed;
   multi.loc = c.loc;
   for (size_t i = 0; i < fn.results.size(); ++i) multi.names.push_back(fn.results[i].name);

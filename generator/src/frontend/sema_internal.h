@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "frontend/sema.h"
@@ -33,6 +34,7 @@ struct SValue {
   std::vector<SValue> elements;  // Multi
   std::vector<std::string> names;  // Multi: a name per element (scan output names, result names)
   bool from_scan = false;          // Multi: the outputs of a scan (bound by name)
+  std::string callee;              // Multi: the function whose results these are
   DType dtype_ref = DType::F32;    // DType
   Loc loc;
 
@@ -146,6 +148,9 @@ struct ScanFrame {
   Scope body_scope;
   ir::Value index_param;
   std::vector<int> position_stack;  // statement positions being analyzed (for let visibility)
+  // The reads of Y[t] and of lets whose definitions are being analyzed, innermost last (to show
+  // the path of a cycle).
+  std::vector<std::pair<std::string, Loc>> reads;
   bool dry_run = false;
 };
 
@@ -165,13 +170,49 @@ struct FunctionEnv {
   std::map<std::string, Loc> later_lets;
 };
 
+// The analyzer's view of the diagnostic engine. A function body is analyzed on its own and again
+// for every call that inlines it, so the same error would be reported once per analysis: a report
+// identical to an earlier one (the same message at the same place) is dropped, with its notes.
+class SemaDiagnostics {
+ public:
+  explicit SemaDiagnostics(DiagnosticEngine& engine) : engine_(engine) {}
+
+  template <class... Args>
+  Diagnostic& report(DiagId id, Loc loc, const Args&... args) {
+    if (!engine_.muted()) {
+      std::string message = fmt::format(fmt::runtime(diag_format(id)), args...);
+      if (!seen_.emplace(loc.file, loc.line, loc.col, std::move(message)).second) {
+        if (diag_severity(id) == Severity::Error) ++dropped_errors_;
+        dropped_ = Diagnostic{id, diag_severity(id), loc, {}, {}};
+        return dropped_;
+      }
+    }
+    return engine_.report(id, loc, args...);
+  }
+  template <class... Args>
+  void note(Diagnostic& d, DiagId id, Loc loc, const Args&... args) {
+    engine_.note(d, id, loc, args...);
+  }
+  bool has_errors() const { return error_count() > 0; }
+  // Errors reported so far, the dropped repetitions included.
+  int error_count() const { return engine_.error_count() + dropped_errors_; }
+  void push_mute() { engine_.push_mute(); }
+  void pop_mute() { engine_.pop_mute(); }
+
+ private:
+  DiagnosticEngine& engine_;
+  std::set<std::tuple<int, int32_t, int32_t, std::string>> seen_;
+  Diagnostic dropped_{DiagId::kCount, Severity::Error, {}, {}, {}};
+  int dropped_errors_ = 0;
+};
+
 class Analyzer {
  public:
   Analyzer(const ast::Module& module, const SourceManager& sources, DiagnosticEngine& diags);
   std::optional<ir::Program> run();
 
   // ---- shared helpers (sema.cpp)
-  DiagnosticEngine& diags() { return diags_; }
+  SemaDiagnostics& diags() { return diags_; }
   ir::Builder& builder() { return builder_; }
   int new_binding_id() { return next_binding_id_++; }
   int current_region() const { return region_; }
@@ -197,7 +238,8 @@ class Analyzer {
   SValue constant(ir::Scalar s, Loc loc);
   SValue to_index_i64(const SValue& v, Loc loc, const char* what);
   ir::Value dim_value(const ir::Value& x, int axis, Loc loc);
-  SValue select(SValue c, SValue a, SValue b, Loc loc, const char* what);
+  // where(c, a, b) and c ? a : b; `name` is "where" or "?:".
+  SValue select(SValue c, SValue a, SValue b, Loc loc, const char* name);
   SValue index_expr(const ast::Index& e, Scope& scope);
   // Analyzes index items [first, end) against a value of type `base`; false when errors were reported.
   bool index_specs(const ir::Type& base, const std::vector<ast::IndexItem>& items, size_t first, Scope& scope,
@@ -226,6 +268,8 @@ class Analyzer {
   SValue output_read(ScanFrame& f, int output, int64_t k, const ast::Expr& at, Loc loc);
   SValue let_read(ScanFrame& f, int let, const std::string& name, Loc loc);
   void ensure_output(ScanFrame& f, int output);
+  // '`name` depends on itself', with a note at each read on the way round.
+  void report_cycle(ScanFrame& f, const std::string& name, Loc loc);
   void ensure_let(ScanFrame& f, int let);
   // The values a let binds to its names (by name for a scan's outputs, by position for a call).
   std::vector<SValue> let_values(const ast::Let& let, const SValue& v);
@@ -234,9 +278,12 @@ class Analyzer {
 
   // Which scan frames are being analyzed (innermost last).
   std::vector<ScanFrame*> frames;
-  // Calls being inlined, to detect recursion.
+  // The function being analyzed and the calls being inlined into it, to detect recursion;
+  // call_locs[i] is where call_stack[i] is called (for the entry function, its name).
   std::vector<const ast::FnDecl*> call_stack;
   std::vector<Loc> call_locs;
+  // The functions of each cycle of calls reported, so that a cycle is reported once.
+  std::set<std::set<const ast::FnDecl*>> reported_cycles;
   std::unordered_map<const ast::Expr*, TapRead> tap_reads;
   std::map<std::string, const ast::FnDecl*> functions;
   FunctionEnv* env = nullptr;
@@ -244,7 +291,7 @@ class Analyzer {
  private:
   const ast::Module& module_;
   const SourceManager& sources_;
-  DiagnosticEngine& diags_;
+  SemaDiagnostics diags_;
   ir::Builder builder_;
   int next_binding_id_ = 1;
   int region_ = 0;
@@ -269,5 +316,9 @@ class RegionGuard {
 };
 
 std::string plural(size_t n);
+// A value's type for messages: "f32[n]", or "an integer literal" for a weak value.
+std::string type_words(const SValue& v);
+// The names of the builtin functions (abs, sum, zeros, set, ...).
+bool is_builtin(const std::string& n);
 
 }  // namespace scangen::sema

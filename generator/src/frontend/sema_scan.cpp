@@ -352,8 +352,18 @@ void Analyzer::ensure_output(ScanFrame& f, int o) {
   if (v.ok()) {
     if (out.is_state()) {
       bool learning = f.dry_run && out.weak_init;
-      if (v.weak) {
-        v = materialize(v, out.step_type.dtype, loc);
+      DType state_dtype = out.step_type.dtype;
+      if (v.weak && learning) {
+        // Both literals: the silent pass learns the state's dtype from them (see scan()).
+      } else if (v.weak &&
+                 (state_dtype == DType::Bool || (is_float(v.dtype()) && is_int(state_dtype)))) {
+        auto& d =
+            diags_.report(DiagId::err_downcast, loc, "the step value of state '" + out.name + "'",
+                          type_words(v), dtype_name(state_dtype));
+        diags_.note(d, DiagId::note_init_here, out.init->value->loc, out.name);
+        v = SValue::invalid();
+      } else if (v.weak) {
+        v = materialize(v, state_dtype, loc);
       } else if (learning) {
         // The silent pass learns the state's dtype from a strong step value.
       } else if (v.dtype() != out.step_type.dtype) {
@@ -397,6 +407,19 @@ void Analyzer::ensure_output(ScanFrame& f, int o) {
   out.progress = Progress::Done;
 }
 
+void Analyzer::report_cycle(ScanFrame& f, const std::string& name, Loc loc) {
+  auto& d = diags_.report(DiagId::err_step_cycle, loc, name);
+  // The reads since `name`'s definition began: its own read, unless it is where analysis started.
+  size_t first = 0;
+  for (size_t i = f.reads.size(); i-- > 0;)
+    if (f.reads[i].first == name) {
+      first = i + 1;
+      break;
+    }
+  for (size_t i = first; i < f.reads.size(); ++i)
+    diags_.note(d, DiagId::note_cycle_through, f.reads[i].second, f.reads[i].first);
+}
+
 SValue Analyzer::output_read(ScanFrame& f, int o, int64_t k, const ast::Expr& at, Loc loc) {
   ScanFrame::Output& out = f.outputs[size_t(o)];
   (void)at;
@@ -420,11 +443,12 @@ SValue Analyzer::output_read(ScanFrame& f, int o, int64_t k, const ast::Expr& at
     return v;
   }
   if (out.progress == Progress::InProgress) {
-    auto& d = diags_.report(DiagId::err_step_cycle, loc, out.name);
-    diags_.note(d, DiagId::note_cycle_through, out.loc, out.name);
+    report_cycle(f, out.name, loc);
     return SValue::invalid();
   }
+  f.reads.emplace_back(out.name, loc);
   ensure_output(f, o);
+  f.reads.pop_back();
   SValue v = out.step_value;
   v.loc = loc;
   return v;
@@ -458,11 +482,12 @@ SValue Analyzer::let_read(ScanFrame& f, int j, const std::string& n, Loc loc) {
     return SValue::invalid();
   }
   if (let.progress == Progress::InProgress) {
-    auto& d = diags_.report(DiagId::err_step_cycle, loc, n);
-    diags_.note(d, DiagId::note_cycle_through, decl->loc, n);
+    report_cycle(f, n, loc);
     return SValue::invalid();
   }
+  f.reads.emplace_back(n, loc);
   ensure_let(f, j);
+  f.reads.pop_back();
   SValue v = let.values.at(index);
   v.loc = loc;
   return v;
@@ -474,7 +499,8 @@ namespace {
 
 // Collects the statements of a body (step 1); false when nothing can be analyzed.
 bool collect_statements(Analyzer& a, ScanFrame& f) {
-  DiagnosticEngine& diags = a.diags();
+  SemaDiagnostics& diags = a.diags();
+  const int errors_before = diags.error_count();
   std::map<std::string, const ast::Init*> inits;
   std::map<std::string, Loc> defined;  // every name the body defines, for duplicates
   std::vector<ScanFrame::Output> states, outputs;
@@ -502,6 +528,7 @@ bool collect_statements(Analyzer& a, ScanFrame& f) {
       }
     }
   std::set<std::string> assigned;
+  std::set<std::string> rejected;  // targets of definitions already reported as malformed
   for (size_t i = 0; i < body.size(); ++i) {
     const ast::Stmt& s = *body[i];
     switch (s.kind) {
@@ -520,6 +547,7 @@ bool collect_statements(Analyzer& a, ScanFrame& f) {
         const auto& def = ast::as<ast::StepDef>(s);
         if (def.step->kind != ast::ExprKind::Name || ast::as<ast::Name>(*def.step).name != f.index_name) {
           diags.report(DiagId::err_step_target, def.step->loc, f.index_name);
+          rejected.insert(def.target.name);
           break;
         }
         if (assigned.count(def.target.name)) {
@@ -556,12 +584,15 @@ bool collect_statements(Analyzer& a, ScanFrame& f) {
     }
   }
   for (const auto& [n, init] : inits)
-    if (!assigned.count(n)) diags.report(DiagId::err_init_without_step, init->name.loc, n, n, f.index_name);
+    if (!assigned.count(n) && !rejected.count(n))
+      diags.report(DiagId::err_init_without_step, init->name.loc, n, n, f.index_name);
   f.num_states = int(states.size());
   for (auto& s : states) f.outputs.push_back(std::move(s));
   for (auto& o : outputs) f.outputs.push_back(std::move(o));
   if (f.outputs.empty()) {
-    diags.report(DiagId::err_scan_no_outputs, f.syntax->loc);
+    // A definition that was rejected above is not reported a second time as missing.
+    if (diags.error_count() == errors_before)
+      diags.report(DiagId::err_scan_no_outputs, f.syntax->loc);
     return false;
   }
   return true;
@@ -678,6 +709,18 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
 
   // ---- sequences and inits, in the enclosing scope
   for (auto& seq : f.sequences) {
+    // In a nested scan, Y[t] of an output Y of an enclosing scan that also calls its index t
+    // reads Y as a sequence of this scan: almost certainly not what was meant.
+    if (seq.base->kind == ast::ExprKind::Name) {
+      const std::string& n = ast::as<ast::Name>(*seq.base).name;
+      Binding* b = scope.find(n);
+      if (b && b->kind == Binding::Kind::Output && b->frame->index_name == f.index_name) {
+        diags_.report(DiagId::err_index_shadow_ambiguous, seq.base->loc, f.index_name,
+                      "the loop index of the enclosing scan that defines '" + n + "'");
+        ok = false;
+        continue;
+      }
+    }
     seq.value = single(expr(*seq.base, scope), seq.base->loc);
     if (seq.value.ok() && seq.value.weak)
       seq.value = materialize(seq.value, weak_default_dtype(seq.value), seq.base->loc);
@@ -785,7 +828,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
       cond = single(expr(*f.until->cond, f.body_scope), f.until->cond->loc);
       f.position_stack.pop_back();
       if (cond.ok() && (cond.dtype() != DType::Bool || !cond.type().is_scalar())) {
-        diags_.report(DiagId::err_until_type, f.until->cond->loc, cond.weak ? "a literal" : cond.type().str());
+        diags_.report(DiagId::err_until_type, f.until->cond->loc, type_words(cond));
         cond = SValue::invalid();
       }
     }
@@ -798,12 +841,30 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
     run_pass(/*dry=*/true);
     diags_.pop_mute();
     RegionGuard outer(*this, enclosing_region);
+    bool init_ok = true;
     for (auto& out : f.outputs) {
       if (!out.weak_init) continue;
       const SValue& v = out.step_value;
-      if (v.ok() && !v.weak) out.step_type.dtype = v.dtype();
+      if (v.ok() && v.weak) {
+        // A literal init and a step computed from literals: a float if either is one.
+        out.step_type.dtype =
+            is_float(v.dtype()) || is_float(out.init_value.dtype()) ? DType::F32 : DType::I64;
+      } else if (v.ok()) {
+        // A literal init takes the step's dtype, but a number is no bool and a float no integer.
+        bool float_init = is_float(out.init_value.dtype());
+        if (v.dtype() == DType::Bool || (float_init && is_int(v.dtype()))) {
+          auto& d =
+              diags_.report(DiagId::err_state_type_mismatch, out.def->value->loc, out.name,
+                            v.type().str(), float_init ? "a float literal" : "an integer literal");
+          diags_.note(d, DiagId::note_init_here, out.init->value->loc, out.name);
+          init_ok = false;
+          continue;
+        }
+        out.step_type.dtype = v.dtype();
+      }
       out.init_value = materialize(out.init_value, out.step_type.dtype, out.init->value->loc);
     }
+    if (!init_ok) return SValue::invalid();
   } else {
     for (auto& out : f.outputs)
       if (out.is_state() && out.init_value.weak)

@@ -55,7 +55,8 @@ namespace scangen {
   TOKEN(AmpAmp, "'&&'")                \
   TOKEN(PipePipe, "'||'")              \
   TOKEN(Bang, "'!'")                   \
-  TOKEN(Question, "'?'")
+  TOKEN(Question, "'?'")               \
+  TOKEN(Invalid, "an invalid character")
 
 enum class Tok {
 #define TOKEN(kind, spelling) kind,
@@ -72,6 +73,9 @@ struct Token {
   int64_t int_value = 0;    // IntLiteral
   double float_value = 0;   // FloatLiteral
   bool int_overflow = false;
+  // The lexer already reported an error that makes the parser's view of this token unreliable (an
+  // unclosed or mismatched bracket, an invalid character): the parser reports nothing here.
+  bool quiet = false;
 };
 
 // How a token is described in "expected X, found Y" messages.
