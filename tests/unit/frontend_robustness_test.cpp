@@ -126,3 +126,27 @@ BOOST_AUTO_TEST_CASE(deep_nesting_is_an_error_not_a_crash) {
   scangen::Driver driver;
   BOOST_CHECK_NO_THROW(driver.load_text("deep.scan", minus));
 }
+
+// The limits are reported as such, without follow-up errors.
+BOOST_AUTO_TEST_CASE(nesting_and_chain_limits_are_reported_once) {
+  std::string deep = "fn f(x: f32) -> f32 {\n  return " + std::string(600, '(') + "x" + std::string(600, ')') + "\n}\n";
+  scangen::Driver a;
+  BOOST_TEST(!a.load_text("deep.scan", deep).has_value());
+  std::string diags = a.rendered_diagnostics();
+  BOOST_TEST(diags.find("deep.scan:2:") != std::string::npos);
+  BOOST_TEST(diags.find("may nest at most 500 levels deep") != std::string::npos);
+  BOOST_TEST(a.diagnostics().error_count() == 1);
+
+  std::string chain = "fn f(x: f32) -> f32 {\n  return x";
+  for (int i = 0; i < 25000; ++i) chain += " + x";
+  chain += "\n}\n";
+  scangen::Driver b;
+  BOOST_TEST(!b.load_text("chain.scan", chain).has_value());
+  BOOST_TEST(b.rendered_diagnostics().find("at most 20000 operators") != std::string::npos);
+  BOOST_TEST(b.diagnostics().error_count() == 1);
+
+  // Below the limits, deep programs compile.
+  std::string fine = "fn f(x: f32) -> f32 {\n  return " + std::string(400, '(') + "x" + std::string(400, ')') + "\n}\n";
+  scangen::Driver c;
+  BOOST_TEST(c.load_text("fine.scan", fine).has_value());
+}

@@ -287,10 +287,8 @@ BOOST_AUTO_TEST_CASE(options) {
   BOOST_TEST(sequences_str(info) == "u taps [0]");
 }
 
-// BUG: a per-step output whose shape changes from step to step is not rejected by the frontend
-// (ir/analysis.h: "the frontend rejects outputs whose shape varies"). The interpreter then throws
-// an InternalError for 0 steps, and the CPU backend's lowering for any number of steps.
-BOOST_AUTO_TEST_CASE(output_shape_that_varies_with_the_step_is_rejected, *boost::unit_test::expected_failures(2)) {
+// A per-step output whose shape changes from step to step is a compile error (ir/analysis.h).
+BOOST_AUTO_TEST_CASE(output_shape_that_varies_with_the_step_is_rejected) {
   BOOST_TEST(!errors("fn f(x: f32[n], k: i64) -> f32[?, ?] {\n  let y = scan(steps = k) {\n    y[t] = x[0:t]\n"
                      "  }\n  return y\n}\n")
                   .empty());

@@ -61,6 +61,7 @@ class Parser {
   }
   // Reports what was expected, unless the lexer already reported an error here.
   [[noreturn]] void fail(const std::string& expected) {
+    if (abandoned_) throw SyntaxError{};
     if (!peek().quiet)
       diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
     throw SyntaxError{};
@@ -199,6 +200,7 @@ class Parser {
 
   // ---- statements
   std::vector<StmtPtr> parse_block(bool in_scan, Loc* close_loc) {
+    NestingGuard guard(*this);
     expect(Tok::LBrace);
     std::vector<StmtPtr> body;
     skip_newlines();
@@ -309,7 +311,40 @@ class Parser {
   }
 
   // ---- expressions, lowest precedence first
-  ExprPtr parse_expr() { return parse_ternary(); }
+  // Nesting (parentheses, brackets, blocks, prefix operators) and operator chains are bounded, so
+  // that no program can exhaust the stack of the recursive passes that follow.
+  static constexpr int kMaxNesting = 500;
+  static constexpr int kMaxChain = 20000;
+
+  // Counts one level of nesting for the lifetime of the guard; too deep a nesting is an error.
+  class NestingGuard {
+   public:
+    explicit NestingGuard(Parser& p) : p_(p) {
+      if (++p_.nesting_ > kMaxNesting) {
+        p_.diags_.report(DiagId::err_nesting_too_deep, p_.peek().loc, kMaxNesting);
+        --p_.nesting_;
+        p_.abandon_file();
+      }
+    }
+    ~NestingGuard() { --p_.nesting_; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
+  // Gives up on the rest of the file after an error that recovery cannot get past.
+  [[noreturn]] void abandon_file() {
+    pos_ = toks_.size() - 1;
+    abandoned_ = true;
+    throw SyntaxError{};
+  }
+
+  ExprPtr parse_expr() {
+    NestingGuard guard(*this);
+    return parse_ternary();
+  }
 
   ExprPtr parse_ternary() {
     ExprPtr cond = parse_or();
@@ -328,7 +363,11 @@ class Parser {
 
   template <class Next> ExprPtr parse_left_assoc(Next next_level, std::initializer_list<std::pair<Tok, BinaryOp>> ops) {
     ExprPtr lhs = next_level();
-    while (true) {
+    for (int chain = 0;; ++chain) {
+      if (chain > kMaxChain) {
+        diags_.report(DiagId::err_chain_too_long, peek().loc, kMaxChain);
+        abandon_file();
+      }
       const std::pair<Tok, BinaryOp>* match = nullptr;
       for (const auto& p : ops)
         if (at(p.first)) match = &p;
@@ -370,6 +409,7 @@ class Parser {
 
   ExprPtr parse_unary() {
     if (at(Tok::Minus) || at(Tok::Plus) || at(Tok::Bang)) {
+      NestingGuard guard(*this);
       const Token& op = next();
       // The one integer literal that exists only negated: -9223372036854775808.
       if (op.kind == Tok::Minus && at(Tok::IntLiteral) && peek().int_overflow &&
@@ -525,6 +565,8 @@ class Parser {
   const std::vector<Token>& toks_;
   size_t pos_ = 0;
   const Token* last_ = nullptr;
+  int nesting_ = 0;
+  bool abandoned_ = false;  // the rest of the file is skipped: no follow-up errors
   int file_id_;
   DiagnosticEngine& diags_;
 };

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "frontend/sema_internal.h"
+#include "ir/analysis.h"
 #include "ir/mutator.h"
 #include "support/check.h"
 
@@ -963,6 +964,20 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   }
 
   std::vector<Value> outs = builder_.scan(std::move(inputs), std::move(info), body, steps, s.loc);
+  // A per-step output has the same shape at every step, computable before the first step (so that
+  // its buffer is allocated once and a scan of zero steps knows its step shape). A state's shape is
+  // its init's, checked at each step.
+  {
+    const auto& scan_node = *outs.front().node->as<ir::ScanNode>();
+    ir::StepVariance variance(scan_node);
+    bool varies = false;
+    for (size_t i = size_t(f.num_states); i < f.outputs.size(); ++i) {
+      if (!variance.shape_varies(scan_node.body().results[i])) continue;
+      diags_.report(DiagId::err_output_shape_varies, f.outputs[i].def->value->loc, f.outputs[i].name);
+      varies = true;
+    }
+    if (varies) return SValue::invalid();
+  }
   SValue result;
   result.kind = SValue::Kind::Multi;
   result.from_scan = true;
