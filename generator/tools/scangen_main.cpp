@@ -79,12 +79,18 @@ std::vector<HostTensor> parse_arguments(const ir::Function& fn, const std::vecto
   return values;
 }
 
+// Parses and analyzes a file, printing its diagnostics.
+std::optional<ir::Program> load_program(Driver& driver, const std::string& file, int opt_level) {
+  PipelineOptions options;
+  options.opt_level = opt_level;
+  auto program = driver.load_file(file, options);
+  std::cerr << driver.rendered_diagnostics();
+  return program;
+}
+
 int cmd_run(const RunOptions& o) {
   Driver driver;
-  PipelineOptions popts;
-  popts.opt_level = o.opt_level;
-  auto program = driver.load_file(o.file, popts);
-  std::cerr << driver.rendered_diagnostics();
+  auto program = load_program(driver, o.file, o.opt_level);
   if (!program) return kExitUserError;
   const ir::Function* fn = driver.select_function(*program, o.fn);
   if (!fn) {
@@ -129,10 +135,7 @@ struct CompileOptions {
 
 int cmd_compile(const CompileOptions& o) {
   Driver driver;
-  PipelineOptions popts;
-  popts.opt_level = o.opt_level;
-  auto program = driver.load_file(o.file, popts);
-  std::cerr << driver.rendered_diagnostics();
+  auto program = load_program(driver, o.file, o.opt_level);
   if (!program) return kExitUserError;
   codegen::EmitOptions emit;
   emit.stem = std::filesystem::path(o.file).stem().string();
@@ -149,17 +152,12 @@ int cmd_compile(const CompileOptions& o) {
 
 int cmd_check(const FileOptions& o) {
   Driver driver;
-  auto program = driver.load_file(o.file);
-  std::cerr << driver.rendered_diagnostics();
-  return program ? 0 : kExitUserError;
+  return load_program(driver, o.file, 0) ? 0 : kExitUserError;
 }
 
 int cmd_ir(const FileOptions& o) {
   Driver driver;
-  PipelineOptions popts;
-  popts.opt_level = o.opt_level;
-  auto program = driver.load_file(o.file, popts);
-  std::cerr << driver.rendered_diagnostics();
+  auto program = load_program(driver, o.file, o.opt_level);
   if (!program) return kExitUserError;
   std::cout << "// IR of " << o.file << "\n" << ir::print_program(*program);
   return 0;

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+
+#include "temp_dir.h"
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -24,18 +26,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "scangen-jit-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  fs::path operator/(const std::string& name) const { return path / name; }
+struct TempDir : scangen::testing::TempDir {
+  TempDir() : scangen::testing::TempDir("scangen-jit-test") {}
 };
 
 // Sets (or with nullopt unsets) an environment variable for one scope.

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 
 #include <boost/test/unit_test.hpp>
+
+#include "temp_dir.h"
 #include <clocale>
 #include <cmath>
 #include <cstring>
@@ -22,17 +24,9 @@ std::ostream& operator<<(std::ostream& out, DType dtype) { return out << dtype_n
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "scangen-json-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
+// A fresh directory per test, removed afterwards.
+struct TempDir : scangen::testing::TempDir {
+  TempDir() : scangen::testing::TempDir("scangen-json-test") {}
 };
 
 // Parses and formats back, the easiest way to check values and shapes together.

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+
+#include "temp_dir.h"
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,18 +25,8 @@ std::ostream& operator<<(std::ostream& out, DType dtype) { return out << dtype_n
 namespace {
 
 // A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "scangen-npy-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  fs::path operator/(const std::string& name) const { return path / name; }
+struct TempDir : scangen::testing::TempDir {
+  TempDir() : scangen::testing::TempDir("scangen-npy-test") {}
 };
 
 fs::path data_file(const std::string& name) {

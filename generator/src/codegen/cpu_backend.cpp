@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "codegen/backend.h"
+#include "codegen/cpp_names.h"
 #include "support/check.h"
 
 namespace scangen::embedded {
@@ -243,52 +244,11 @@ void reads_of(const lir::Stmt& s, std::set<std::string>& out) {
   for (const auto& c : s.else_body) reads_of(*c, out);
 }
 
-// A C++ identifier for a name of the .scan file (C++ keywords and names the API uses get a '_').
-std::string sanitize(const std::string& name) {
-  static const std::set<std::string> reserved = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue",
-      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-      "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
-      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-      "wchar_t", "while", "xor", "xor_eq", "std", "scangen", "scangen_rt_v1", "sg", "result", "results", "main"};
-  std::string out;
-  for (char c : name) out += ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c : '_';
-  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out = "fn_" + out;
-  if (reserved.count(out)) out += "_";
-  return out;
-}
-
-// Whether a .scan name cannot be used as it is for a name of the typed API: a C++ keyword, or a
-// name that the emitted code uses unqualified (types, macros of the C library, the support code's
-// scangen_/SCANGEN_ names). The same list as the lowering's is_cpp_keyword (lower.cpp).
-bool reserved_in_cpp(const std::string& s) {
-  static const std::set<std::string> words = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue",
-      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-      "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
-      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-      "wchar_t", "while", "xor", "xor_eq", "std", "scangen", "sg", "int8_t", "int16_t", "int32_t", "int64_t",
-      "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "ptrdiff_t", "INT32_MIN", "INT32_MAX", "INT64_MIN",
-      "INT64_MAX", "errno", "NULL", "EOF", "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF", "assert", "offsetof"};
-  // The support code's names (scangen_tensor, SCANGEN_IVDEP, ...): none ends in '_', so the '_'
-  // that api_identifier appends frees a name.
-  bool support = (s.rfind("scangen_", 0) == 0 || s.rfind("SCANGEN_", 0) == 0) && s.back() != '_';
-  return support || words.count(s) > 0;
-}
-
 // A name of the typed API for a .scan name: sanitized, with '_' appended while it is reserved or
 // already taken (a fn `class`, a parameter `result`, a fn g_impl beside g's implementation).
 std::string api_identifier(const std::string& name, std::set<std::string>& taken) {
-  std::string out = sanitize(name);
-  while (reserved_in_cpp(out) || taken.count(out)) out += "_";
+  std::string out = cpp_identifier_chars(name);
+  while (is_reserved_cpp_name(out) || taken.count(out)) out += "_";
   taken.insert(out);
   return out;
 }

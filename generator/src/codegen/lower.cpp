@@ -1,5 +1,7 @@
 #include "codegen/lower.h"
 
+#include "codegen/cpp_names.h"
+
 #include <functional>
 #include <map>
 #include <set>
@@ -23,27 +25,6 @@ using lir::StmtRef;
 
 // ---- names
 
-bool is_cpp_keyword(const std::string& s) {
-  static const std::set<std::string> kw = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue",
-      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-      "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
-      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-      "wchar_t", "while", "xor", "xor_eq", "std", "scangen", "scangen_rt_v1", "sg", "main",
-      // Not keywords, but names that emitted code uses unqualified (types, macros of <cstdint>,
-      // <cmath>, <cerrno>, <cassert>, <cstdio>): a .scan name spelled like one broke the C++.
-      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
-      "ptrdiff_t", "INT32_MIN", "INT32_MAX", "INT64_MIN", "INT64_MAX", "errno", "NULL", "EOF", "NAN",
-      "INFINITY", "HUGE_VAL", "HUGE_VALF", "assert", "offsetof"};
-  // The support code's own names and macros (scangen_tensor, SCANGEN_IVDEP, ...); none ends in '_'.
-  if ((s.rfind("scangen_", 0) == 0 || s.rfind("SCANGEN_", 0) == 0) && s.back() != '_') return true;
-  return kw.count(s) > 0;
-}
-
 class Names {
  public:
   // A C++ identifier derived from `hint`, different from every name given out before.
@@ -58,7 +39,7 @@ class Names {
     if (base.empty()) base = "v";
     if (base[0] >= '0' && base[0] <= '9') base = "v" + base;
     if (base[0] == '_') base = "v" + base;
-    if (is_cpp_keyword(base)) base += "_";
+    if (is_reserved_cpp_name(base)) base += "_";
     int& n = used_[base];
     ++n;
     if (n == 1) return base;
@@ -324,6 +305,25 @@ class FunctionLowering {
     body(lir::var(s->var, DType::I64));
     scopes_.pop_back();
     cur = saved;
+  }
+
+  // Nested loops over `extents`, the innermost one vectorizable; body(indices) emits the innermost
+  // statements (with no extents, body({}) runs once).
+  template <class Body> void loop_nest(const std::vector<ExprRef>& extents, Body&& body) {
+    std::vector<ExprRef> indices;
+    std::function<void(size_t)> level = [&](size_t d) {
+      if (d == extents.size()) {
+        body(indices);
+        return;
+      }
+      loop("i" + std::to_string(d), lir::i64(0), extents[d],
+           d + 1 == extents.size() ? lir::LoopKind::Vector : lir::LoopKind::Serial, [&](ExprRef i) {
+             indices.push_back(i);
+             level(d + 1);
+             indices.pop_back();
+           });
+    };
+    level(0);
   }
 
   template <class Then> void when(ExprRef cond, Then&& then) {
@@ -821,22 +821,11 @@ Tensor GraphLowering::elementwise(const ir::Node& root, const ExprRef& dest) {
     out_strides[d] = s;
     s = F.let("stride", lir::mul(s, c.root_dims[d]));
   }
-  std::vector<ExprRef> idx;
-  std::function<void(size_t)> nest = [&](size_t d) {
-    if (d == rank) {
-      ExprRef flat = lir::i64(0);
-      for (size_t k = 0; k < rank; ++k) flat = lir::add(flat, lir::mul(idx[k], out_strides[k]));
-      F.store(out.data, flat, element(c, root, idx, nullptr));
-      return;
-    }
-    F.loop("i" + std::to_string(d), lir::i64(0), c.root_dims[d],
-           d + 1 == rank ? lir::LoopKind::Vector : lir::LoopKind::Serial, [&](ExprRef i) {
-             idx.push_back(i);
-             nest(d + 1);
-             idx.pop_back();
-           });
-  };
-  nest(0);
+  F.loop_nest(c.root_dims, [&](const std::vector<ExprRef>& idx) {
+    ExprRef flat = lir::i64(0);
+    for (size_t k = 0; k < rank; ++k) flat = lir::add(flat, lir::mul(idx[k], out_strides[k]));
+    F.store(out.data, flat, element(c, root, idx, nullptr));
+  });
   return out;
 }
 
@@ -1097,25 +1086,14 @@ Tensor GraphLowering::index(const ir::IndexNode& n, const ExprRef& dest) {
     out_strides[k] = os;
     os = F.let("stride", lir::mul(os, out.dims[k]));
   }
-  std::vector<ExprRef> idx;
-  std::function<void(size_t)> nest = [&](size_t k) {
-    if (k == kept_dims.size()) {
-      ExprRef src = offset, dst = lir::i64(0);
-      for (size_t q = 0; q < kept_dims.size(); ++q) {
-        src = lir::add(src, lir::mul(idx[q], strides[kept_dims[q]]));
-        dst = lir::add(dst, lir::mul(idx[q], out_strides[q]));
-      }
-      F.store(out.data, dst, lir::load(x.data, src));
-      return;
+  F.loop_nest(out.dims, [&](const std::vector<ExprRef>& idx) {
+    ExprRef src = offset, dst = lir::i64(0);
+    for (size_t q = 0; q < kept_dims.size(); ++q) {
+      src = lir::add(src, lir::mul(idx[q], strides[kept_dims[q]]));
+      dst = lir::add(dst, lir::mul(idx[q], out_strides[q]));
     }
-    F.loop("i" + std::to_string(k), lir::i64(0), out.dims[k],
-           k + 1 == kept_dims.size() ? lir::LoopKind::Vector : lir::LoopKind::Serial, [&](ExprRef i) {
-             idx.push_back(i);
-             nest(k + 1);
-             idx.pop_back();
-           });
-  };
-  nest(0);
+    F.store(out.data, dst, lir::load(x.data, src));
+  });
   return out;
 }
 
@@ -1168,27 +1146,16 @@ Tensor GraphLowering::update(const ir::UpdateNode& n, const ExprRef& dest) {
   std::vector<size_t> kept;
   for (size_t d = 0; d < rank; ++d)
     if (r.kept[d]) kept.push_back(d);
-  std::vector<ExprRef> idx;
-  std::function<void(size_t)> nest = [&](size_t k) {
-    if (k == kept.size()) {
-      ExprRef at = base, voff = lir::i64(0);
-      for (size_t q = 0; q < kept.size(); ++q) {
-        at = lir::add(at, lir::mul(idx[q], strides[kept[q]]));
-        voff = lir::add(voff, lir::mul(idx[q], vstrides[q]));
-      }
-      ExprRef val = v.rank == 0 ? v.scalar : lir::load(v.data, voff);
-      if (n.accumulate()) val = lir::binary(ir::BinaryOp::Add, lir::load(out.data, at), val);
-      F.store(out.data, at, val);
-      return;
+  F.loop_nest(rd, [&](const std::vector<ExprRef>& idx) {
+    ExprRef at = base, voff = lir::i64(0);
+    for (size_t q = 0; q < kept.size(); ++q) {
+      at = lir::add(at, lir::mul(idx[q], strides[kept[q]]));
+      voff = lir::add(voff, lir::mul(idx[q], vstrides[q]));
     }
-    F.loop("i" + std::to_string(k), lir::i64(0), rd[k],
-           k + 1 == kept.size() ? lir::LoopKind::Vector : lir::LoopKind::Serial, [&](ExprRef i) {
-             idx.push_back(i);
-             nest(k + 1);
-             idx.pop_back();
-           });
-  };
-  nest(0);
+    ExprRef val = v.rank == 0 ? v.scalar : lir::load(v.data, voff);
+    if (n.accumulate()) val = lir::binary(ir::BinaryOp::Add, lir::load(out.data, at), val);
+    F.store(out.data, at, val);
+  });
   (void)x;
   return out;
 }
