@@ -92,6 +92,19 @@ std::vector<MessagePart> typed_shape_parts(DType d, const std::vector<ExprRef>& 
 
 class FunctionLowering;
 
+// Operations computed element by element from their operands (fused into loops over their elements).
+bool computes_elementwise(NodeKind k) {
+  switch (k) {
+    case NodeKind::Unary:
+    case NodeKind::Binary:
+    case NodeKind::Select:
+    case NodeKind::Cast:
+    case NodeKind::Fill:
+    case NodeKind::Arange: return true;
+    default: return false;
+  }
+}
+
 class GraphLowering {
  public:
   GraphLowering(FunctionLowering& f, const ir::Graph& g, std::vector<Tensor> params);
@@ -401,10 +414,10 @@ Tensor GraphLowering::value(const Value& v) {
 
 Tensor GraphLowering::value_into(const Value& v, const ExprRef& dest) {
   const ir::Node& n = *v.node;
+  // Operations that write a fresh result can write it into `dest` directly.
   bool computes_fresh = !value_memo_.count(&n) && n.num_outputs() == 1 && v.type().rank() >= 1 &&
-                        (n.kind() == NodeKind::Unary || n.kind() == NodeKind::Binary || n.kind() == NodeKind::Select ||
-                         n.kind() == NodeKind::Cast || n.kind() == NodeKind::Fill || n.kind() == NodeKind::Arange ||
-                         n.kind() == NodeKind::MatMul || n.kind() == NodeKind::Update ||
+                        (computes_elementwise(n.kind()) || n.kind() == NodeKind::MatMul ||
+                         n.kind() == NodeKind::Update ||
                          (n.kind() == NodeKind::Reduce && n.as<ir::ReduceNode>()->axis()));
   if (computes_fresh) {
     std::vector<Tensor> t = node_value(n, dest);
@@ -643,13 +656,8 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
     if (dest) F.store(dest, lir::i64(0), t.scalar);
     return {t};
   }
+  if (computes_elementwise(n.kind())) return {elementwise(n, dest)};
   switch (n.kind()) {
-    case NodeKind::Unary:
-    case NodeKind::Binary:
-    case NodeKind::Select:
-    case NodeKind::Cast:
-    case NodeKind::Fill:
-    case NodeKind::Arange: return {elementwise(n, dest)};
     case NodeKind::CheckShape: {
       dims(n.output(0));  // runs the checks
       Tensor t = value(n.input(0));
@@ -713,16 +721,7 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
 bool GraphLowering::fusable(const Value& v, const ir::Node& user) {
   const ir::Node& n = *v.node;
   if (v.type().rank() == 0 || value_memo_.count(&n) || uses(v) != 1) return false;
-  switch (n.kind()) {
-    case NodeKind::Unary:
-    case NodeKind::Binary:
-    case NodeKind::Select:
-    case NodeKind::Cast:
-    case NodeKind::Fill:
-    case NodeKind::Arange:
-    case NodeKind::CheckShape: break;
-    default: return false;
-  }
+  if (!computes_elementwise(n.kind()) && n.kind() != NodeKind::CheckShape) return false;
   // The same shape as its user, so that the user's index addresses it.
   return v.type().same_as(user.output_types()[0].with_dtype(v.type().dtype));
 }
