@@ -292,11 +292,11 @@ void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d
   // scan at 3:15
   const int64_t row = model_d0 * model_d1;
   const int64_t capacity = location_d0 * row;
-  float* const out = out_storage.ensure(capacity);
+  float* __restrict const out = out_storage.ensure(capacity);
   for (int64_t step = 0; step < location_d0; ++step) {
-    const int32_t* const location_t = location + (step * 2);
+    const int32_t* __restrict const location_t = location + (step * 2);
     const float values_t = values[step];
-    float* const out_t = out + (step * row);
+    float* __restrict const out_t = out + (step * row);
     SCANGEN_IVDEP
     for (int64_t i = 0; i < row; ++i) {
       out_t[i] = 0.0f;

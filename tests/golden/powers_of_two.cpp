@@ -290,7 +290,7 @@ void powers_of_two_impl(float max_value, scangen::Tensor<float>& result0) {
   // scan at 3:13
   int64_t rows_held = int64_t{1024};
   float p_1 = 1.0f;
-  float* p = p_storage.ensure(rows_held);
+  float* __restrict p = p_storage.ensure(rows_held);
   int64_t taken = int64_t{1024};
   for (int64_t step = 0; step < 1024; ++step) {
     if (step == rows_held) {

@@ -292,7 +292,7 @@ void taps_impl(const float* u, int64_t u_d0, const float* x0, int64_t x0_d0, sca
   const int64_t allowed = sg::max<int64_t>((u_d0 - 2), 0);
   float x_1 = x0[1];
   float x_2 = x0[0];
-  float* const x = x_storage.ensure(allowed);
+  float* __restrict const x = x_storage.ensure(allowed);
   for (int64_t step = 0; step < allowed; ++step) {
     const float u_m2 = u[step];
     const float v = 2.0f * u_m2;

@@ -118,9 +118,12 @@ class Printer {
         for (const auto& c : s.body) stmt(*c, indent, os);
         return;
       case StmtKind::Let:
+        // Pointers are __restrict: the lowering never uses, in one loop, a pointer it writes
+        // through together with another that overlaps it (state rows, ring slots and fresh
+        // buffers are disjoint; views are only read).
         if (s.vtype.is_pointer()) {
           os << pad << (s.vtype.kind == lir::VarType::Kind::ConstPointer ? "const " : "") << ctype(s.vtype.elem)
-             << "* const " << s.var << " = " << expr(s.value);
+             << "* __restrict const " << s.var << " = " << expr(s.value);
           if (s.index) os << " + " << expr(s.index, true);
           os << ";\n";
         } else {
@@ -153,7 +156,8 @@ class Printer {
         return;
       }
       case StmtKind::Alloc:
-        os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* " : "* const ") << s.var << " = " << s.storage
+        os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* __restrict " : "* __restrict const ") << s.var
+           << " = " << s.storage
            << ".ensure(" << expr(s.value, true) << ");\n";
         return;
       case StmtKind::Grow:
