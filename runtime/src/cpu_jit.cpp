@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <random>
@@ -173,9 +174,29 @@ CxxCompiler CxxCompiler::from_environment() {
   return compiler;
 }
 
+namespace {
+
+// The processor the code is built for: -march=native makes a module specific to it, so a cache
+// shared between machines (a home directory on a network drive) must not hand one machine's
+// module to another. The model name and the feature flags of the first CPU in /proc/cpuinfo.
+const std::string& host_cpu_identity() {
+  static const std::string identity = [] {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, model, features;
+    while (std::getline(in, line) && (model.empty() || features.empty())) {
+      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+      if (features.empty() && line.rfind("flags", 0) == 0) features = line;
+    }
+    return "cpu: " + model + " / " + sha256_hex(features);
+  }();
+  return identity;
+}
+
+}  // namespace
+
 std::string CxxCompiler::identity() const {
   if (executable.empty()) throw RuntimeError(compiler_not_found(executable));
-  return executable + "\n" + compiler_version(executable) + "\n" + joined(flags);
+  return executable + "\n" + compiler_version(executable) + "\n" + joined(flags) + "\n" + host_cpu_identity();
 }
 
 fs::path default_cache_dir() {
@@ -427,11 +448,16 @@ std::shared_ptr<CpuModule> CpuJit::build_entry(const std::string& key, const std
     return "(could not be kept: " + detail::quoted_reason(kept, errno) + ")";
   };
   if (result.exit_code != 0) {
-    throw InternalError(
-        "the C++ compiler rejected the code scangen emitted (a scangen bug; please report it)\n"
-        "source: " +
-        keep_source() + "\ncommand: " + joined(command) + "\nexit status: " +
-        std::to_string(result.exit_code) + "\n" + first_lines(result.output, kCompilerOutputLines));
+    std::string details = "source: " + keep_source() + "\ncommand: " + joined(command) + "\nexit status: " +
+                          std::to_string(result.exit_code) + "\n" +
+                          first_lines(result.output, kCompilerOutputLines);
+    // With flags of the user's own, they are the likelier cause: a user error, not a scangen bug.
+    const char* user_flags = environment("SCANGEN_CXXFLAGS");
+    if (user_flags && *user_flags)
+      throw RuntimeError("the C++ compiler failed with the extra flags of SCANGEN_CXXFLAGS (\"" +
+                         std::string(user_flags) + "\"); check them, or unset SCANGEN_CXXFLAGS\n" + details);
+    throw InternalError("the C++ compiler rejected the code scangen emitted (a scangen bug; please report it)\n" +
+                        details);
   }
 
   write_new_file(temp_hash, sha256_file_hex(temp_object) + "\n");
