@@ -6,12 +6,15 @@
 
 #include <filesystem>
 #include <iostream>
+#include <iomanip>
 #include <map>
 
 #include "codegen/backend.h"
 #include "driver/driver.h"
 #include "ir/interpreter.h"
+#include "ir/dot.h"
 #include "ir/printer.h"
+#include "passes/pass.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/files.h"
 #include "scangen/runtime/errors.h"
@@ -35,19 +38,55 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Options of the rewrites, shared by run, compile and ir.
+struct PassOptions {
+  int opt_level = 2;
+  std::vector<std::string> only;
+  std::vector<std::string> disabled;
+  bool verify_each = false;
+  bool stats = false;
+  bool print_after_all = false;
+};
+
 struct RunOptions {
   std::string file;
   std::string fn;
   std::string backend = "cpu";
-  int opt_level = 2;
+  PassOptions passes;
   std::string output;
   std::vector<std::string> assignments;
 };
 
 struct FileOptions {
   std::string file;
-  int opt_level = 0;
 };
+
+// No rewrites: what `check` analyzes and what `ir` prints by default.
+PassOptions without_rewrites() {
+  PassOptions o;
+  o.opt_level = 0;
+  return o;
+}
+
+struct IrOptions {
+  std::string file;
+  PassOptions passes = without_rewrites();
+  std::string format = "text";
+  bool list_passes = false;
+};
+
+void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
+  cmd->add_option("-O", o.opt_level, for_ir ? "Rewrites: -O0 (none, the default here) or -O2 (all)"
+                                            : "Rewrites: -O0 (none) or -O2 (all, the default)")
+      ->check(CLI::IsMember({0, 2}));
+  cmd->add_option("--disable-pass", o.disabled, "Skip a rewrite (repeatable; see scangen ir --list-passes)");
+  cmd->add_flag("--verify-each", o.verify_each, "Run the IR verifier after every rewrite");
+  cmd->add_flag("--stats", o.stats, "Print how many times each rewrite fired (on stderr)");
+  if (for_ir) {
+    cmd->add_option("--passes", o.only, "Run exactly these rewrites, in this order (comma-separated)")->delimiter(',');
+    cmd->add_flag("--print-after-all", o.print_after_all, "Print the IR after every rewrite");
+  }
+}
 
 // NAME=VALUE pairs, matched to the function's parameters.
 std::vector<HostTensor> parse_arguments(const ir::Function& fn, const std::vector<std::string>& assignments) {
@@ -79,18 +118,29 @@ std::vector<HostTensor> parse_arguments(const ir::Function& fn, const std::vecto
   return values;
 }
 
-// Parses and analyzes a file, printing its diagnostics.
-std::optional<ir::Program> load_program(Driver& driver, const std::string& file, int opt_level) {
+// Parses, analyzes and rewrites a file, printing its diagnostics (and what the options ask for).
+std::optional<ir::Program> load_program(Driver& driver, const std::string& file, const PassOptions& o) {
   PipelineOptions options;
-  options.opt_level = opt_level;
+  options.opt_level = o.opt_level;
+  options.only_passes = o.only;
+  options.disabled_passes.insert(o.disabled.begin(), o.disabled.end());
+  options.verify_each = o.verify_each;
+  if (o.print_after_all)
+    options.after_each_pass = [&](const std::string& pass, const ir::Program& p) {
+      std::cout << "// IR after " << pass << "\n" << ir::print_program(p) << "\n";
+    };
   auto program = driver.load_file(file, options);
   std::cerr << driver.rendered_diagnostics();
+  if (program && o.stats) {
+    std::cerr << "rewrites that fired:\n";
+    for (const auto& [pass, n] : driver.pass_stats()) std::cerr << "  " << pass << ": " << n << "\n";
+  }
   return program;
 }
 
 int cmd_run(const RunOptions& o) {
   Driver driver;
-  auto program = load_program(driver, o.file, o.opt_level);
+  auto program = load_program(driver, o.file, o.passes);
   if (!program) return kExitUserError;
   const ir::Function* fn = driver.select_function(*program, o.fn);
   if (!fn) {
@@ -130,12 +180,12 @@ struct CompileOptions {
   std::string output_dir;
   std::string cpp_namespace = "scangen_generated";
   std::string target = "cpu";
-  int opt_level = 2;
+  PassOptions passes;
 };
 
 int cmd_compile(const CompileOptions& o) {
   Driver driver;
-  auto program = load_program(driver, o.file, o.opt_level);
+  auto program = load_program(driver, o.file, o.passes);
   if (!program) return kExitUserError;
   codegen::EmitOptions emit;
   emit.stem = std::filesystem::path(o.file).stem().string();
@@ -152,14 +202,29 @@ int cmd_compile(const CompileOptions& o) {
 
 int cmd_check(const FileOptions& o) {
   Driver driver;
-  return load_program(driver, o.file, 0) ? 0 : kExitUserError;
+  return load_program(driver, o.file, without_rewrites()) ? 0 : kExitUserError;
 }
 
-int cmd_ir(const FileOptions& o) {
+void list_passes() {
+  std::cout << "The rewrites, in pipeline order (all run at -O2):\n";
+  for (const passes::PassInfo& p : passes::pass_table())
+    std::cout << "  " << std::left << std::setw(30) << p.name << p.summary << "\n";
+}
+
+int cmd_ir(const IrOptions& o) {
+  if (o.list_passes) {
+    list_passes();
+    return 0;
+  }
+  if (o.file.empty()) throw UsageError("scangen ir needs a .scan file (or --list-passes)");
   Driver driver;
-  auto program = load_program(driver, o.file, o.opt_level);
+  auto program = load_program(driver, o.file, o.passes);
   if (!program) return kExitUserError;
-  std::cout << "// IR of " << o.file << "\n" << ir::print_program(*program);
+  if (o.format == "dot") {
+    std::cout << ir::print_dot(*program);
+  } else {
+    std::cout << "// IR of " << o.file << "\n" << ir::print_program(*program);
+  }
   return 0;
 }
 
@@ -173,8 +238,7 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_option("file", run.file, "The .scan file")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--fn", run.fn, "The function to run (default: the first)");
   run_cmd->add_option("--backend", run.backend, "interp or cpu")->check(CLI::IsMember({"interp", "cpu"}));
-  run_cmd->add_option("-O", run.opt_level, "Optimization level: -O0 (no rewrites) or -O2 (default)")
-      ->check(CLI::IsMember({0, 2}));
+  add_pass_options(run_cmd, run.passes, false);
   run_cmd->add_option("-o,--output", run.output, "Write the results to this .npz file instead of printing them");
   run_cmd->add_option("arguments", run.assignments, "NAME=VALUE: a JSON number, true/false, a JSON array, or @file.npy");
 
@@ -189,17 +253,18 @@ int run_cli(int argc, char** argv) {
         return ok ? std::string() : std::string("not a C++ namespace name: ") + ns;
       });
   compile_cmd->add_option("--target", compile.target, "cpu")->check(CLI::IsMember({"cpu"}));
-  compile_cmd->add_option("-O", compile.opt_level, "Optimization level: -O0 or -O2 (default)")->check(CLI::IsMember({0, 2}));
+  add_pass_options(compile_cmd, compile.passes, false);
 
   FileOptions check;
   auto* check_cmd = app.add_subcommand("check", "Report the errors of a .scan file (exit 0 when there are none)");
   check_cmd->add_option("file", check.file, "The .scan file")->required()->check(CLI::ExistingFile);
 
-  FileOptions ir_opts;
-  auto* ir_cmd = app.add_subcommand("ir", "Print the IR of a .scan file");
-  ir_cmd->add_option("file", ir_opts.file, "The .scan file")->required()->check(CLI::ExistingFile);
-  ir_cmd->add_option("-O", ir_opts.opt_level, "Optimization level: -O0 (default here) or -O2")
-      ->check(CLI::IsMember({0, 2}));
+  IrOptions ir_opts;
+  auto* ir_cmd = app.add_subcommand("ir", "Print the IR of a .scan file (as written, or after rewrites)");
+  ir_cmd->add_option("file", ir_opts.file, "The .scan file")->check(CLI::ExistingFile);
+  add_pass_options(ir_cmd, ir_opts.passes, true);
+  ir_cmd->add_option("--format", ir_opts.format, "text (default) or dot (Graphviz)")->check(CLI::IsMember({"text", "dot"}));
+  ir_cmd->add_flag("--list-passes", ir_opts.list_passes, "List the rewrites, in pipeline order, and exit");
 
   try {
     app.parse(argc, argv);

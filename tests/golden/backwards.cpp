@@ -288,8 +288,8 @@ namespace sg = scangen::scalar_v1;
 void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<float>& result0) {
   scangen_rt_v1::Storage<float> x_storage;
   // scan at 3:13
-  float x_1 = x0;
   float* __restrict const x = x_storage.ensure(u_d0);
+  float x_1 = x0;
   for (int64_t step = 0; step < u_d0; ++step) {
     const float u_t = u[(u_d0 + (-1 - step))];
     const float v = 2.0f * u_t;

@@ -286,21 +286,24 @@ namespace sg = scangen::scalar_v1;
 
 // fn place(location: i32[N, 2], values: f32[N], model: f32[r, c]) -> f32[N, r, c]
 void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d1, const float* values, int64_t values_d0, const float* /*model*/, int64_t model_d0, int64_t model_d1, scangen::Tensor<float>& result0) {
+  scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> out_storage;
   if (!(location_d1 == 2)) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place': dimension 1 is ", int64_t{location_d1}, " but must be 2");
   if (!(values_d0 == location_d0)) scangen_rt_v1::fail(2, 31, "argument 'values' of 'place': dimension 0 is ", int64_t{values_d0}, " but N = ", int64_t{location_d0}, " (dimension 0 of 'location')");
   // scan at 3:15
-  const int64_t row = model_d0 * model_d1;
-  const int64_t capacity = location_d0 * row;
+  const int64_t count = model_d0 * model_d1;
+  float* __restrict const t = t_storage.ensure(count);
+  SCANGEN_IVDEP
+  for (int64_t i = 0; i < count; ++i) {
+    t[i] = 0.0f;
+  }
+  const int64_t capacity = location_d0 * count;
   float* __restrict const out = out_storage.ensure(capacity);
   for (int64_t step = 0; step < location_d0; ++step) {
     const int32_t* __restrict const location_t = location + (step * 2);
     const float values_t = values[step];
-    float* __restrict const out_t = out + (step * row);
-    SCANGEN_IVDEP
-    for (int64_t i = 0; i < row; ++i) {
-      out_t[i] = 0.0f;
-    }
+    float* __restrict const out_t = out + (step * count);
+    scangen_rt_v1::copy(out_t, t, count);
     const int32_t element = location_t[0];
     const int64_t v = sg::cast<int64_t>(element);
     const int64_t index = (v < 0) ? (v + model_d0) : v;

@@ -296,22 +296,26 @@ void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>&
   for (int64_t i = 0; i < A_d0; ++i) {
     t[i] = 1.0f;
   }
-  const int64_t capacity = (k_value + 1) * A_d0;
+  const int64_t capacity = 2 * A_d0;
   float* __restrict const acc = acc_storage.ensure(capacity);
   scangen_rt_v1::copy(acc, t, A_d0);
   for (int64_t step = 0; step < k_value; ++step) {
-    const float* __restrict const acc_m1 = acc + (step * A_d0);
-    float* __restrict const acc_t = acc + ((step + 1) * A_d0);
+    const int64_t row = sg::mod((step + 1), int64_t{2});
+    float* __restrict const acc_t = acc + (row * A_d0);
+    const int64_t row_2 = sg::mod(((step - 1) + 1), int64_t{2});
+    const float* __restrict const acc_m1 = acc + (row_2 * A_d0);
     SCANGEN_IVDEP
     for (int64_t i_2 = 0; i_2 < A_d0; ++i_2) {
       acc_t[i_2] = acc_m1[i_2] * A[i_2];
     }
   }
-  float* __restrict const acc_results = acc + A_d0;
-  const int64_t index = -1 + k_value;
-  if (!((index >= 0) && (index < k_value))) scangen_rt_v1::fail(7, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{k_value});
+  const int64_t acc_rows = sg::min<int64_t>(k_value, 1);
+  const int64_t row_4 = sg::mod((sg::max<int64_t>((k_value - 1), 0) + 1), int64_t{2});
+  float* __restrict const acc_last = acc + (row_4 * A_d0);
+  const int64_t index = -1 + acc_rows;
+  if (!((index >= 0) && (index < acc_rows))) scangen_rt_v1::fail(7, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{acc_rows});
   const int64_t offset = index * A_d0;
-  float* __restrict const view = acc_results + offset;
+  float* __restrict const view = acc_last + offset;
   result0 = scangen::Tensor<float>::adopt(acc_storage.release(), view, {A_d0});
 }
 

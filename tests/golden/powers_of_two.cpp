@@ -289,8 +289,8 @@ void powers_of_two_impl(float max_value, scangen::Tensor<float>& result0) {
   scangen_rt_v1::Storage<float> p_storage;
   // scan at 3:13
   int64_t rows_held = int64_t{1024};
-  float p_1 = 1.0f;
   float* __restrict p = p_storage.ensure(rows_held);
+  float p_1 = 1.0f;
   int64_t taken = int64_t{1024};
   for (int64_t step = 0; step < 1024; ++step) {
     if (step == rows_held) {

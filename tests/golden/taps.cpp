@@ -290,9 +290,9 @@ void taps_impl(const float* u, int64_t u_d0, const float* x0, int64_t x0_d0, sca
   if (!(x0_d0 == 2)) scangen_rt_v1::fail(2, 20, "argument 'x0' of 'taps': dimension 0 is ", int64_t{x0_d0}, " but must be 2");
   // scan at 3:13
   const int64_t allowed = sg::max<int64_t>((u_d0 - 2), 0);
+  float* __restrict const x = x_storage.ensure(allowed);
   float x_1 = x0[1];
   float x_2 = x0[0];
-  float* __restrict const x = x_storage.ensure(allowed);
   for (int64_t step = 0; step < allowed; ++step) {
     const float u_m2 = u[step];
     const float v = 2.0f * u_m2;

@@ -27,10 +27,17 @@ inline const char* severity_word(Severity s) {
   return "?";
 }
 
+// The program as the frontend builds it: no rewrites (they have their own tests, tests/passes).
+inline PipelineOptions frontend_only() {
+  PipelineOptions o;
+  o.opt_level = 0;
+  return o;
+}
+
 // Compiles `text`; fails the current test (and returns an empty program) when it has errors.
 inline ir::Program compile(const std::string& text) {
   Driver d;
-  std::optional<ir::Program> p = d.load_text("test.scan", text);
+  std::optional<ir::Program> p = d.load_text("test.scan", text, frontend_only());
   if (!p) {
     BOOST_ERROR("the program does not compile:\n" << d.rendered_diagnostics() << "\nprogram:\n" << text);
     return ir::Program{};
@@ -42,7 +49,7 @@ inline ir::Program compile(const std::string& text) {
 // error, as "LINE:COL: note: message"). Empty when it compiles.
 inline std::vector<std::string> diagnostics(const std::string& text) {
   Driver d;
-  std::optional<ir::Program> p = d.load_text("test.scan", text);
+  std::optional<ir::Program> p = d.load_text("test.scan", text, frontend_only());
   std::vector<std::string> out;
   for (const Diagnostic& diag : d.diagnostics().diagnostics()) {
     out.push_back(std::to_string(diag.loc.line) + ":" + std::to_string(diag.loc.col) + ": " +

@@ -2,6 +2,7 @@
 
 #include "codegen/cpp_names.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -135,6 +136,13 @@ class GraphLowering {
     auto it = uses_.find({v.node.get(), v.index});
     return it == uses_.end() ? 0 : it->second;
   }
+  // Whether computing v can raise a run-time error that computing only its dims does not (dims()
+  // runs the broadcasting, shape and size checks; an index out of range, an integer division by
+  // zero, a max of nothing, '@' of mismatched sizes, set/inc and scans fail only in value()).
+  bool may_fail(const Value& v);
+  // Set on the lowering that only computes the step shapes of a scan before its loop: step values
+  // are not known there, and nothing is computed for its values' errors.
+  bool shapes_only = false;
 
  private:
   struct PairHash {
@@ -174,6 +182,7 @@ class GraphLowering {
   std::unordered_map<const ir::Node*, std::vector<std::vector<ExprRef>>> dims_memo_;
   std::unordered_map<const ir::Node*, std::vector<Tensor>> value_memo_;
   std::unordered_map<const ir::Node*, bool> available_memo_;
+  std::unordered_map<const ir::Node*, bool> may_fail_memo_;
   std::unordered_map<std::pair<const ir::Node*, int>, int, PairHash> uses_;
 };
 
@@ -388,6 +397,44 @@ GraphLowering::GraphLowering(FunctionLowering& f, const ir::Graph& g, std::vecto
   for (const ir::Node* n : ir::topological_order(g))
     for (const Value& in : n->inputs()) ++uses_[{in.node.get(), in.index}];
   for (const Value& r : g.results) ++uses_[{r.node.get(), r.index}];
+}
+
+bool GraphLowering::may_fail(const Value& v) {
+  const ir::Node& n = *v.node;
+  auto it = may_fail_memo_.find(&n);
+  if (it != may_fail_memo_.end()) return it->second;
+  bool fails;
+  switch (n.kind()) {
+    case NodeKind::Param:
+    case NodeKind::Constant:
+    case NodeKind::DimSize:
+    case NodeKind::Unary:
+    case NodeKind::Cast:
+    case NodeKind::Select:
+    case NodeKind::Fill:
+    case NodeKind::Arange:
+    case NodeKind::CheckShape: fails = false; break;
+    case NodeKind::Binary: {
+      ir::BinaryOp op = n.as<ir::BinaryNode>()->op();
+      fails = is_int(n.input(0).type().dtype) &&
+              (op == ir::BinaryOp::Div || op == ir::BinaryOp::Mod || op == ir::BinaryOp::Pow);
+      break;
+    }
+    case NodeKind::Reduce: {
+      ir::ReduceOp op = n.as<ir::ReduceNode>()->op();
+      fails = op == ir::ReduceOp::Max || op == ir::ReduceOp::Min;
+      break;
+    }
+    case NodeKind::Index: {
+      const auto& specs = n.as<ir::IndexNode>()->specs();
+      fails = std::any_of(specs.begin(), specs.end(), [](const IndexSpec& s) { return s.kind == IndexSpec::Kind::Scalar; });
+      break;
+    }
+    default: fails = true; break;  // MatMul, Update, Scan
+  }
+  for (int i = 0; !fails && i < n.num_inputs(); ++i) fails = may_fail(n.input(i));
+  may_fail_memo_[&n] = fails;
+  return fails;
 }
 
 std::vector<ExprRef> GraphLowering::dims(const Value& v) {
@@ -637,6 +684,7 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
         params[size_t(info.body_param(p))] = t;
       }
       GraphLowering shapes(F, body, std::move(params));
+      shapes.shapes_only = true;
       std::vector<ExprRef> row = shapes.dims(body.results[size_t(output)]);
       d.insert(d.end(), row.begin(), row.end());
       return known(d);
@@ -702,7 +750,12 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
   t.dtype = n.output_types()[0].dtype;
   switch (n.kind()) {
     case NodeKind::Constant: t.scalar = lir::imm(n.as<ir::ConstantNode>()->value()); return t;
-    case NodeKind::DimSize: t.scalar = dims(n.input(0)).at(size_t(n.as<ir::DimSizeNode>()->axis())); return t;
+    case NodeKind::DimSize:
+      // len(x), zeros_like(x), ...: x is still computed when that can fail, so that its run-time
+      // errors happen as in the interpreter (len(e[-1]) of an empty e is an error, not a size).
+      if (!shapes_only && may_fail(n.input(0))) value(n.input(0));
+      t.scalar = dims(n.input(0)).at(size_t(n.as<ir::DimSizeNode>()->axis()));
+      return t;
     case NodeKind::Fill: t.scalar = value(n.input(0)).scalar; return t;
     default: break;
   }
@@ -874,7 +927,9 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
   ExprRef one = lir::imm(is_float(d) ? ir::Scalar::of_float(d, 1) : ir::Scalar::of_int(d, 1));
   bool extremum = op == ir::ReduceOp::Max || op == ir::ReduceOp::Min;
 
-  if (!n.axis()) {
+  // A reduction along the only axis of a vector (`sum(v, axis = 0)`) gives a scalar: it is the
+  // reduction of every element, as below; only the message of an empty max/min differs.
+  if (!n.axis() || x.rank == 1) {
     ExprRef total = x.rank == 0 ? lir::i64(1) : F.product(xd, "count");
     Tensor out;
     out.dtype = d;
@@ -887,7 +942,8 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
     }
     ExprRef acc;
     if (extremum) {
-      F.check(lir::ge(total, lir::i64(1)), n.loc(), {{std::string(name) + " of an empty array", nullptr}});
+      F.check(lir::ge(total, lir::i64(1)), n.loc(),
+              {{std::string(name) + (n.axis() ? " over an axis of size 0" : " of an empty array"), nullptr}});
       acc = F.decl(name, lir::load(x.data, lir::i64(0)));
       F.loop("i", lir::i64(1), total, lir::LoopKind::Serial,
              [&](ExprRef i) { F.assign(acc, combine(acc, lir::load(x.data, i))); });
@@ -1208,26 +1264,39 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
       row.dims.assign(seqs[s].dims.begin() + 1, seqs[s].dims.end());
       body_params[size_t(info.body_sequence_param(int(s), int(k)))] = row;
     }
+  // Where the rows of each output live:
+  //  - All: every step's row, after `prefix` rows holding a state's init (so X[t - k] is the row
+  //    of step t - k, init rows included);
+  //  - Ring: `ring` slots reused in turn (a state nothing reads keeps its taps' rows; an output
+  //    with a window keeps its last rows);
+  //  - None: nothing (a scalar state nothing reads lives in variables only).
+  struct RowStore {
+    enum class Kind { All, Ring, None } kind = Kind::All;
+    int64_t prefix = 0;
+    int64_t ring = 0;
+    int64_t window = 0;  // rows of the result; 0 for all of them
+    ExprRef base;
+    std::string storage;
+    ExprRef row_size;
+    // The buffer row of step s (s may be negative: a state's init rows).
+    ExprRef row_of(ExprRef s) const {
+      ExprRef r = lir::add(std::move(s), lir::i64(prefix));
+      return kind == Kind::Ring ? lir::binary(ir::BinaryOp::Mod, r, lir::i64(ring)) : r;
+    }
+  };
   struct StateStorage {
     Tensor init;
-    int64_t lag = 0;          // max lag L
-    bool full = false;        // keeps all its results (else a ring of L + 1 rows)
-    bool scalar = false;      // rank 0: kept in variables
+    int64_t lag = 0;      // max lag L
+    bool scalar = false;  // rank 0: its taps are kept in variables
     std::vector<ExprRef> row_dims;
-    ExprRef row_size;
-    ExprRef base;             // storage (rank >= 1) or the results buffer (scalar, full)
-    std::string storage;
     std::vector<ExprRef> registers;  // scalar: registers[k - 1] holds X[t - k]
   };
   std::vector<StateStorage> states(info.states.size());
+  std::vector<RowStore> stores(size_t(info.num_outputs()));
   for (size_t s = 0; s < info.states.size(); ++s) {
     StateStorage& st = states[s];
     st.init = value(n.input(info.init_input(int(s))));
     st.lag = info.states[s].max_lag();
-    st.full = true;
-    // A state whose results nothing reads keeps only the rows its taps need.
-    bool used_outside = uses(n.output(int(s))) > 0;
-    st.full = used_outside;
     st.scalar = n.output_types()[s].rank() == 1;
     st.row_dims = st.init.dims;
     if (info.states[s].init_has_rows()) st.row_dims.erase(st.row_dims.begin());
@@ -1255,31 +1324,42 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   if (info.has_until) rows_held = F.decl("rows_held", lir::min(steps, lir::i64(kInitialUntilRows)));
   bool growable = info.has_until;
 
-  // Storage of the states: init rows first, then one row per step (or a ring).
+  for (int i = 0; i < info.num_outputs(); ++i) {
+    RowStore& store = stores[size_t(i)];
+    bool is_state = i < int(states.size());
+    bool scalar_state = is_state && states[size_t(i)].scalar;
+    store.prefix = is_state && !scalar_state ? states[size_t(i)].lag : 0;
+    store.window = info.window(i);
+    store.row_size = row_sizes[size_t(i)];
+    bool used = uses(n.output(i)) > 0;
+    if (!used && scalar_state) {
+      store.kind = RowStore::Kind::None;
+    } else if (!used) {
+      store.kind = RowStore::Kind::Ring;  // only the taps' rows
+      store.ring = store.prefix + 1;
+    } else if (store.window > 0) {
+      store.kind = RowStore::Kind::Ring;
+      store.ring = std::max(store.prefix + 1, store.window);
+    }
+    if (store.kind == RowStore::Kind::None) continue;
+    DType d = n.output_types()[size_t(i)].dtype;
+    bool all = store.kind == RowStore::Kind::All;
+    ExprRef rows = all ? lir::add(rows_held, lir::i64(store.prefix)) : lir::i64(store.ring);
+    store.base = F.allocate(info.output_name(i), d, F.let("capacity", lir::mul(rows, store.row_size)), &store.storage,
+                            growable && all);
+  }
+  // Scalar states start in their registers; other states copy their init rows into theirs.
   for (size_t s = 0; s < states.size(); ++s) {
     StateStorage& st = states[s];
     const std::string& name = info.states[s].name;
-    st.row_size = row_sizes[s];
     if (st.scalar) {
       for (int64_t k = 1; k <= st.lag; ++k) {
         ExprRef init = st.init.rank == 0 ? st.init.scalar : lir::load(st.init.data, lir::i64(st.lag - k));
         st.registers.push_back(F.decl(name + "_" + std::to_string(k), init));
       }
-      if (st.full) st.base = F.allocate(name, st.init.dtype, rows_held, &st.storage, growable);
-      continue;
+    } else if (st.lag > 0) {
+      F.copy(stores[s].base, st.init.data, F.let("init_count", lir::mul(lir::i64(st.lag), stores[s].row_size)));
     }
-    ExprRef rows = st.full ? lir::add(rows_held, lir::i64(st.lag)) : lir::i64(st.lag + 1);
-    st.base = F.allocate(name, st.init.dtype, F.let("capacity", lir::mul(rows, st.row_size)), &st.storage,
-                         growable && st.full);
-    if (st.lag > 0) F.copy(st.base, st.init.data, F.let("init_count", lir::mul(lir::i64(st.lag), st.row_size)));
-  }
-  std::vector<ExprRef> output_base(info.outputs.size());
-  std::vector<std::string> output_storage(info.outputs.size());
-  for (size_t o = 0; o < info.outputs.size(); ++o) {
-    size_t i = states.size() + o;
-    DType d = n.output_types()[i].dtype;
-    output_base[o] =
-        F.allocate(info.outputs[o], d, F.let("capacity", lir::mul(rows_held, row_sizes[i])), &output_storage[o], growable);
   }
 
   ExprRef taken = info.has_until ? F.decl("taken", steps) : steps;
@@ -1287,19 +1367,10 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
     if (growable) {
       F.when(lir::eq(step, rows_held), [&] {
         F.assign(rows_held, lir::min(steps, lir::mul(rows_held, lir::i64(2))));
-        for (StateStorage& st : states) {
-          if (!st.full) continue;
-          if (st.scalar) {
-            F.grow(st.base, st.storage, rows_held, step);
-          } else {
-            F.grow(st.base, st.storage, lir::mul(lir::add(rows_held, lir::i64(st.lag)), st.row_size),
-                   lir::mul(lir::add(step, lir::i64(st.lag)), st.row_size));
-          }
-        }
-        for (size_t o = 0; o < info.outputs.size(); ++o) {
-          ExprRef row = row_sizes[states.size() + o];
-          F.grow(output_base[o], output_storage[o], lir::mul(rows_held, row), lir::mul(step, row));
-        }
+        for (const RowStore& store : stores)
+          if (store.kind == RowStore::Kind::All)
+            F.grow(store.base, store.storage, lir::mul(lir::add(rows_held, lir::i64(store.prefix)), store.row_size),
+                   lir::mul(lir::add(step, lir::i64(store.prefix)), store.row_size));
       });
     }
     inner.set_param(size_t(info.body_index_param()), Tensor{DType::I64, 0, step, nullptr, {}, ""});
@@ -1324,7 +1395,14 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         inner.set_param(size_t(info.body_sequence_param(int(s), int(k))), p);
       }
     }
-    std::vector<ExprRef> current(states.size());
+    // The row each output writes this step.
+    std::vector<ExprRef> current(size_t(info.num_outputs()));
+    for (int i = 0; i < info.num_outputs(); ++i) {
+      const RowStore& store = stores[size_t(i)];
+      if (store.kind == RowStore::Kind::None || (i < int(states.size()) && states[size_t(i)].scalar)) continue;
+      ExprRef row = F.let("row", store.row_of(step));
+      current[size_t(i)] = F.let_pointer(info.output_name(i) + "_t", store.base, lir::mul(row, store.row_size), true);
+    }
     for (size_t s = 0; s < states.size(); ++s) {
       StateStorage& st = states[s];
       const ir::ScanState& decl = info.states[s];
@@ -1337,40 +1415,26 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         if (st.scalar) {
           p.scalar = st.registers[size_t(lag - 1)];
         } else {
-          ExprRef row = st.full ? lir::add(step, lir::i64(st.lag - lag))
-                                : F.let("slot", lir::binary(ir::BinaryOp::Mod, lir::add(step, lir::i64(st.lag - lag)),
-                                                            lir::i64(st.lag + 1)));
-          p.data = F.let_pointer(decl.name + "_m" + std::to_string(lag), st.base, lir::mul(row, st.row_size), false);
+          ExprRef row = F.let("row", stores[s].row_of(lir::sub(step, lir::i64(lag))));
+          p.data = F.let_pointer(decl.name + "_m" + std::to_string(lag), stores[s].base,
+                                 lir::mul(row, stores[s].row_size), false);
         }
         inner.set_param(size_t(info.body_state_param(int(s), int(k))), p);
-      }
-      if (!st.scalar) {
-        ExprRef row = st.full ? lir::add(step, lir::i64(st.lag))
-                              : F.let("slot", lir::binary(ir::BinaryOp::Mod, lir::add(step, lir::i64(st.lag)),
-                                                          lir::i64(st.lag + 1)));
-        current[s] = F.let_pointer(decl.name + "_t", st.base, lir::mul(row, st.row_size), true);
       }
     }
     // The outputs of this step, written into their rows.
     std::vector<ExprRef> new_scalars(states.size());
     for (int i = 0; i < info.num_outputs(); ++i) {
       const Value& result = body.results[size_t(i)];
-      if (i < int(states.size())) {
-        StateStorage& st = states[size_t(i)];
-        if (st.scalar) {
-          new_scalars[size_t(i)] = F.let(info.states[size_t(i)].name, inner.value(result).scalar);
-          if (st.full) F.store(st.base, step, new_scalars[size_t(i)]);
-        } else {
-          inner.value_into(result, current[size_t(i)]);
-        }
-        continue;
-      }
-      size_t o = size_t(i) - states.size();
-      if (result.type().rank() == 0) {
-        F.store(output_base[o], step, inner.value(result).scalar);
+      const RowStore& store = stores[size_t(i)];
+      bool scalar_state = i < int(states.size()) && states[size_t(i)].scalar;
+      if (scalar_state) {
+        new_scalars[size_t(i)] = F.let(info.states[size_t(i)].name, inner.value(result).scalar);
+        if (store.kind != RowStore::Kind::None) F.store(store.base, store.row_of(step), new_scalars[size_t(i)]);
+      } else if (result.type().rank() == 0) {
+        F.store(current[size_t(i)], lir::i64(0), inner.value(result).scalar);
       } else {
-        ExprRef dest = F.let_pointer(info.outputs[o] + "_t", output_base[o], lir::mul(step, row_sizes[size_t(i)]), true);
-        inner.value_into(result, dest);
+        inner.value_into(result, current[size_t(i)]);
       }
     }
     ExprRef stop;
@@ -1394,25 +1458,36 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
 
   std::vector<Tensor> outs;
   for (int i = 0; i < info.num_outputs(); ++i) {
+    const RowStore& store = stores[size_t(i)];
     Tensor t;
     t.dtype = n.output_types()[size_t(i)].dtype;
     t.rank = n.output_types()[size_t(i)].rank();
-    t.dims.push_back(taken);
-    t.dims.insert(t.dims.end(), row_dims[size_t(i)].begin(), row_dims[size_t(i)].end());
-    if (i < int(states.size())) {
-      const StateStorage& st = states[size_t(i)];
-      if (!st.full) {
-        outs.push_back(t);  // nothing reads it
-        continue;
+    const std::string& name = info.output_name(i);
+    if (store.kind == RowStore::Kind::All) {
+      t.dims.push_back(taken);
+      t.data = F.let_pointer(name + "_results", store.base, lir::mul(lir::i64(store.prefix), store.row_size), true);
+      t.storage = store.storage;
+    } else if (store.kind == RowStore::Kind::Ring && store.window > 0) {
+      // The last min(taken, window) rows, in iteration order.
+      ExprRef rows = F.let(name + "_rows", lir::min(taken, lir::i64(store.window)));
+      t.dims.push_back(rows);
+      if (store.window == 1) {
+        ExprRef last = F.let("row", store.row_of(lir::max(lir::sub(taken, lir::i64(1)), lir::i64(0))));
+        t.data = F.let_pointer(name + "_last", store.base, lir::mul(last, store.row_size), true);
+        t.storage = store.storage;
+      } else {
+        t.data = F.allocate(name + "_window", t.dtype, lir::mul(lir::i64(store.window), store.row_size), &t.storage);
+        ExprRef first = F.let("first", lir::sub(taken, rows));
+        F.loop("j", lir::i64(0), rows, lir::LoopKind::Serial, [&](ExprRef j) {
+          ExprRef from = F.let("row", store.row_of(lir::add(first, j)));
+          F.copy(F.let_pointer(name + "_to", t.data, lir::mul(j, store.row_size), true),
+                 F.let_pointer(name + "_from", store.base, lir::mul(from, store.row_size), false), store.row_size);
+        });
       }
-      t.data = st.scalar ? st.base : F.let_pointer(info.states[size_t(i)].name + "_results", st.base,
-                                                   lir::mul(lir::i64(st.lag), st.row_size), true);
-      t.storage = st.storage;
     } else {
-      size_t o = size_t(i) - states.size();
-      t.data = output_base[o];
-      t.storage = output_storage[o];
+      t.dims.push_back(taken);  // nothing reads it
     }
+    t.dims.insert(t.dims.end(), row_dims[size_t(i)].begin(), row_dims[size_t(i)].end());
     outs.push_back(t);
   }
   return outs;

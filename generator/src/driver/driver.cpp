@@ -5,6 +5,7 @@
 #include "frontend/parser.h"
 #include "frontend/sema.h"
 #include "ir/verifier.h"
+#include "passes/pass.h"
 #include "support/large_stack.h"
 
 namespace scangen {
@@ -28,14 +29,23 @@ std::optional<ir::Program> Driver::finish(int file_id, const PipelineOptions& op
 
 std::optional<ir::Program> Driver::analyze_file(int file_id, const PipelineOptions& options) {
   last_file_ = file_id;
-  (void)options;
   ast::Module module = parse_file(sources_, file_id, diags_);
   // After a syntax error the tree has holes; analyzing it would only add follow-up errors.
   if (diags_.has_errors()) return std::nullopt;
   std::optional<ir::Program> program = analyze(module, sources_, diags_);
   if (!program) return std::nullopt;
   ir::verify(*program);
-  return program;
+  passes::PipelineConfig config;
+  config.opt_level = options.opt_level;
+  config.only = options.only_passes;
+  config.disabled = options.disabled_passes;
+  config.verify_each = options.verify_each;
+  if (options.after_each_pass)
+    config.after_each = [&](const passes::PassInfo& p, const ir::Program& prog) { options.after_each_pass(p.name, prog); };
+  passes::PassContext context;
+  ir::Program optimized = passes::run_passes(*program, config, context);
+  pass_stats_ = context.stats();
+  return optimized;
 }
 
 std::string Driver::rendered_diagnostics() const {

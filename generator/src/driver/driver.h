@@ -2,7 +2,10 @@
 // CLI, the tests and the benchmarks.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +17,13 @@
 namespace scangen {
 
 struct PipelineOptions {
-  int opt_level = 2;  // 0: no rewrites; 2: all
+  explicit PipelineOptions(int level = 2) : opt_level(level) {}
+  int opt_level;  // 0: no rewrites; 2: every pass of the table
+  std::vector<std::string> only_passes;   // when not empty: exactly these, in this order
+  std::set<std::string> disabled_passes;
+  bool verify_each = false;
+  // Called after each pass that ran, with its name and the program (for --print-after-all).
+  std::function<void(const std::string&, const ir::Program&)> after_each_pass;
 };
 
 class Driver {
@@ -23,11 +32,13 @@ class Driver {
 
   // Parses and analyzes a file (and a text given in memory, for tests). nullopt when the program
   // has errors; they are in diagnostics().
-  std::optional<ir::Program> load_file(const std::string& path, const PipelineOptions& options = {});
+  std::optional<ir::Program> load_file(const std::string& path, const PipelineOptions& options = PipelineOptions());
   std::optional<ir::Program> load_text(const std::string& name, const std::string& text,
-                                       const PipelineOptions& options = {});
+                                       const PipelineOptions& options = PipelineOptions());
 
   const DiagnosticEngine& diagnostics() const { return diags_; }
+  // How many times each pass fired while loading (--stats).
+  const std::map<std::string, int>& pass_stats() const { return pass_stats_; }
   std::string rendered_diagnostics() const;
   // A run-time error of the program in the file last loaded, rendered like a compile error (with
   // the source line and a caret when it has a location).
@@ -43,6 +54,7 @@ class Driver {
   SourceManager sources_;
   DiagnosticEngine diags_;
   int last_file_ = -1;
+  std::map<std::string, int> pass_stats_;
 };
 
 }  // namespace scangen

@@ -254,7 +254,13 @@ void check_scan(const std::vector<Value>& inputs, const ScanInfo& info, const Gr
 
 std::vector<Type> scan_output_types(const ScanInfo& info, const Graph& body, const Dim& steps) {
   std::vector<Type> out;
-  for (int i = 0; i < info.num_outputs(); ++i) out.push_back(body.results[size_t(i)].type().stacked(steps));
+  for (int i = 0; i < info.num_outputs(); ++i) {
+    // An output with a window has min(steps, window) rows.
+    Dim rows = steps;
+    if (int64_t w = info.window(i); w > 0)
+      rows = steps.is_const() ? Dim::constant(std::min(*steps.const_value(), w)) : Dim::fresh_unknown();
+    out.push_back(body.results[size_t(i)].type().stacked(rows));
+  }
   return out;
 }
 
@@ -271,9 +277,19 @@ std::vector<Value> Builder::scan(std::vector<Value> inputs, ScanInfo info,
 }
 
 NodeRef Builder::rebuild_scan(const ScanNode& old, std::vector<Value> inputs, ScanInfo info,
-                              std::shared_ptr<const Graph> body) {
+                              std::shared_ptr<const Graph> body, std::optional<Dim> steps_override) {
   check_scan(inputs, info, *body);
-  Dim steps = old.num_outputs() > 0 ? old.output_types()[0].shape[0] : Dim::fresh_unknown();
+  // The number of steps is the old one, unless the caller changed it (or the old outputs had
+  // windows, which hide it).
+  Dim steps = Dim::fresh_unknown();
+  if (steps_override) {
+    steps = *steps_override;
+  } else if (old.num_outputs() > 0 && old.info().window(0) == 0) {
+    steps = old.output_types()[0].shape[0];
+  } else {
+    for (int i = 0; i < old.num_outputs(); ++i)
+      if (old.info().window(i) == 0) steps = old.output_types()[size_t(i)].shape[0];
+  }
   auto types = scan_output_types(info, *body, steps);
   return make<ScanNode>(std::move(inputs), std::move(info), std::move(body), std::move(types), old.loc());
 }

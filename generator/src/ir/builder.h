@@ -46,7 +46,7 @@ class Builder {
   NodeRef rebuild(const Node& old, std::vector<Value> inputs);
   // rebuild() for a scan whose body changed too.
   NodeRef rebuild_scan(const ScanNode& old, std::vector<Value> inputs, ScanInfo info,
-                       std::shared_ptr<const Graph> body);
+                       std::shared_ptr<const Graph> body, std::optional<Dim> steps = std::nullopt);
 
  private:
   template <class T, class... Args> NodeRef make(Args&&... args);

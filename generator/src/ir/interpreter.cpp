@@ -699,10 +699,13 @@ class ShapeEval {
         return {index_region(in_shape(0), idx->specs(), operands, 1, n.loc(), /*check_scalars=*/false).result_shape};
       }
       case NodeKind::Scan: {
-        ScanShapes s = scan_shapes(*n.as<ScanNode>());
+        const auto* scan = n.as<ScanNode>();
+        ScanShapes s = scan_shapes(*scan);
         std::vector<Shape> out;
-        for (const Shape& row : s.rows) {
-          Shape full{s.steps};
+        for (size_t i = 0; i < s.rows.size(); ++i) {
+          const Shape& row = s.rows[i];
+          int64_t window = scan->info().window(int(i));
+          Shape full{window > 0 ? std::min(s.steps, window) : s.steps};
           full.insert(full.end(), row.begin(), row.end());
           out.push_back(full);
         }
@@ -796,6 +799,9 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
         fail(n.loc(), "output '" + info.output_name(i) + "' has shape " + shape_to_string(r.shape()) + " at step " +
                           std::to_string(t) + " but " + shape_to_string(out_rows[0].shape()) + " at step 0");
       out_rows.push_back(r);
+      // An output with a window keeps only its last rows.
+      int64_t window = info.window(i);
+      if (window > 0 && int64_t(out_rows.size()) > window) out_rows.erase(out_rows.begin());
     }
     for (size_t s = 0; s < info.states.size(); ++s) {
       auto& h = history[s];

@@ -136,7 +136,7 @@ int ScanInfo::body_param(int i) const {
 bool ScanInfo::operator==(const ScanInfo& o) const {
   if (has_steps != o.has_steps || reverse != o.reverse || has_until != o.has_until ||
       truncate_gradient != o.truncate_gradient || index_name != o.index_name ||
-      outputs != o.outputs || num_params != o.num_params ||
+      outputs != o.outputs || num_params != o.num_params || windows != o.windows ||
       sequences.size() != o.sequences.size() || states.size() != o.states.size())
     return false;
   for (size_t i = 0; i < sequences.size(); ++i)

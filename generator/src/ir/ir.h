@@ -7,6 +7,7 @@
 // factories of ir/builder.h, which check types; rewrites build new graphs with ir/mutator.h.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -337,6 +338,9 @@ struct ScanInfo {
   std::vector<ScanState> states;
   std::vector<std::string> outputs;  // per-step outputs (not fed back)
   int num_params = 0;
+  // Outputs of which only the last rows are kept (save-mem): output name -> number of rows. The
+  // output then holds min(steps taken, window) rows, the last ones in iteration order.
+  std::map<std::string, int64_t> windows;
 
   // Node inputs: [steps] sequences... inits... params...
   int steps_input() const { return 0; }
@@ -357,6 +361,11 @@ struct ScanInfo {
   int num_body_results() const { return num_outputs() + int(has_until); }
   const std::string& output_name(int i) const {
     return i < int(states.size()) ? states[size_t(i)].name : outputs[size_t(i) - states.size()];
+  }
+  // Rows output i keeps: 0 for all of them.
+  int64_t window(int i) const {
+    auto it = windows.find(output_name(i));
+    return it == windows.end() ? 0 : it->second;
   }
 
   bool operator==(const ScanInfo& o) const;

@@ -112,6 +112,15 @@ class Printer : public Visitor<void> {
       for (size_t i = 0; i < info.outputs.size(); ++i) s += (i ? ", " : "") + info.outputs[i];
       s += ")";
     }
+    if (!info.windows.empty()) {
+      s += " windows(";
+      bool first = true;
+      for (const auto& [name, rows] : info.windows) {
+        s += (first ? "" : ", ") + name + ": " + std::to_string(rows);
+        first = false;
+      }
+      s += ")";
+    }
     if (info.num_params > 0) {
       s += " params(";
       for (int i = 0; i < info.num_params; ++i) s += (i ? ", " : "") + ref(n.input(info.param_input(i)));

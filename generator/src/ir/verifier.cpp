@@ -124,6 +124,11 @@ class Verifier : public Visitor<void> {
       for (size_t k = 0; k < st.lags.size(); ++k)
         require(st.lags[k] >= 1 && (k == 0 || st.lags[k] > st.lags[k - 1]), "state lags must be sorted and >= 1");
     }
+    for (const auto& [name, rows] : info.windows) {
+      bool known = false;
+      for (int i = 0; i < info.num_outputs(); ++i) known = known || info.output_name(i) == name;
+      require(known && rows >= 1, "window of an unknown output or of no rows: " + name);
+    }
     for (const ScanSequence& seq : info.sequences) {
       require(!seq.taps.empty(), "a sequence without taps");
       for (size_t k = 1; k < seq.taps.size(); ++k) require(seq.taps[k] > seq.taps[k - 1], "sequence taps sorted");

@@ -1,0 +1,189 @@
+// general: constant folding and common subexpressions, in the outer graph and every scan body.
+//
+// Matches: an element-wise operation or a cast whose operands are all scalar constants (folded
+// with the same element semantics as run time, templates/common/scangen_scalar.h, so results
+// stay bit-identical; integer division by zero and negative integer powers are left to fail at
+// run time); `dim x, k` of a dimension known to be a constant; two nodes computing the same thing
+// from the same operands (merged). Dead code needs no pass: a graph is what its results reach,
+// and unused scan outputs are pruned (ir/prune.h). Fusing chains of element-wise operations into
+// one loop happens in the lowering (codegen/lower.cpp), for every backend.
+// Must not fire on: parameters, or operations that can fail.
+#include <unordered_map>
+
+#include "ir/mutator.h"
+#include "ir/prune.h"
+#include "passes/pass.h"
+#include "passes/util.h"
+#include "scangen_scalar.h"
+
+namespace scangen::passes {
+namespace {
+
+namespace sc = scangen::scalar_v1;
+using ir::Scalar;
+using ir::Value;
+
+template <class T> T get(const Scalar& s) {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(s.f);
+  else return static_cast<T>(s.i);
+}
+
+template <class T> Scalar make(DType d, T v) {
+  if constexpr (std::is_same_v<T, bool>) return Scalar::of_bool(v);
+  else if constexpr (std::is_floating_point_v<T>) return Scalar::of_float(d, double(v));
+  else return Scalar::of_int(d, int64_t(v));
+}
+
+std::optional<Scalar> fold_unary(ir::UnaryOp op, const Scalar& a) {
+  return dispatch_dtype(a.dtype, [&](auto tag) -> std::optional<Scalar> {
+    using T = decltype(tag);
+    T x = get<T>(a);
+    if constexpr (std::is_same_v<T, bool>) {
+      if (op == ir::UnaryOp::Not) return Scalar::of_bool(!x);
+      return std::nullopt;
+    } else {
+      switch (op) {
+        case ir::UnaryOp::Neg: return make<T>(a.dtype, sc::neg(x));
+        case ir::UnaryOp::Abs: return make<T>(a.dtype, sc::abs(x));
+        case ir::UnaryOp::Sign: return make<T>(a.dtype, sc::sign(x));
+        default: break;
+      }
+      if constexpr (std::is_floating_point_v<T>) {
+        switch (op) {
+          case ir::UnaryOp::Exp: return make<T>(a.dtype, sc::exp(x));
+          case ir::UnaryOp::Log: return make<T>(a.dtype, sc::log(x));
+          case ir::UnaryOp::Log1p: return make<T>(a.dtype, sc::log1p(x));
+          case ir::UnaryOp::Expm1: return make<T>(a.dtype, sc::expm1(x));
+          case ir::UnaryOp::Sqrt: return make<T>(a.dtype, sc::sqrt(x));
+          case ir::UnaryOp::Sin: return make<T>(a.dtype, sc::sin(x));
+          case ir::UnaryOp::Cos: return make<T>(a.dtype, sc::cos(x));
+          case ir::UnaryOp::Tanh: return make<T>(a.dtype, sc::tanh(x));
+          case ir::UnaryOp::Sigmoid: return make<T>(a.dtype, sc::sigmoid(x));
+          case ir::UnaryOp::Floor: return make<T>(a.dtype, sc::floor(x));
+          case ir::UnaryOp::Ceil: return make<T>(a.dtype, sc::ceil(x));
+          default: break;
+        }
+      }
+      return std::nullopt;
+    }
+  });
+}
+
+std::optional<Scalar> fold_binary(ir::BinaryOp op, const Scalar& a, const Scalar& b) {
+  return dispatch_dtype(a.dtype, [&](auto tag) -> std::optional<Scalar> {
+    using T = decltype(tag);
+    T x = get<T>(a), y = get<T>(b);
+    switch (op) {
+      case ir::BinaryOp::Eq: return Scalar::of_bool(x == y);
+      case ir::BinaryOp::Ne: return Scalar::of_bool(x != y);
+      case ir::BinaryOp::Lt: return Scalar::of_bool(x < y);
+      case ir::BinaryOp::Le: return Scalar::of_bool(x <= y);
+      case ir::BinaryOp::Gt: return Scalar::of_bool(x > y);
+      case ir::BinaryOp::Ge: return Scalar::of_bool(x >= y);
+      default: break;
+    }
+    if constexpr (std::is_same_v<T, bool>) {
+      if (op == ir::BinaryOp::And) return Scalar::of_bool(x && y);
+      if (op == ir::BinaryOp::Or) return Scalar::of_bool(x || y);
+      return std::nullopt;
+    } else {
+      // These fail at run time for such operands: leave them to fail there.
+      if (sc::is_int_v<T> && (op == ir::BinaryOp::Div || op == ir::BinaryOp::Mod) && y == 0) return std::nullopt;
+      if (sc::is_int_v<T> && op == ir::BinaryOp::Pow && y < 0) return std::nullopt;
+      switch (op) {
+        case ir::BinaryOp::Add: return make<T>(a.dtype, sc::add(x, y));
+        case ir::BinaryOp::Sub: return make<T>(a.dtype, sc::sub(x, y));
+        case ir::BinaryOp::Mul: return make<T>(a.dtype, sc::mul(x, y));
+        case ir::BinaryOp::Div: return make<T>(a.dtype, sc::div(x, y));
+        case ir::BinaryOp::Mod: return make<T>(a.dtype, sc::mod(x, y));
+        case ir::BinaryOp::Pow: return make<T>(a.dtype, sc::pow(x, y));
+        case ir::BinaryOp::Min: return make<T>(a.dtype, sc::min(x, y));
+        case ir::BinaryOp::Max: return make<T>(a.dtype, sc::max(x, y));
+        default: return std::nullopt;
+      }
+    }
+  });
+}
+
+std::optional<Scalar> fold_cast(const Scalar& a, DType to) {
+  return dispatch_dtype(a.dtype, [&](auto from_tag) {
+    using From = decltype(from_tag);
+    return dispatch_dtype(to, [&](auto to_tag) -> std::optional<Scalar> {
+      using To = decltype(to_tag);
+      return make<To>(to, sc::cast<To, From>(get<From>(a)));
+    });
+  });
+}
+
+class Simplifier : public ir::Mutator {
+ public:
+  explicit Simplifier(PassContext& context) : context_(context) {}
+
+ protected:
+#define IR_NODE(kind, name)                                                                     \
+  std::vector<Value> visit_##kind(const ir::kind##Node& n, std::vector<Value> inputs) override { \
+    return simplify(n, std::move(inputs));                                                      \
+  }
+#include "ir/nodes.def"
+#undef IR_NODE
+
+ private:
+  std::vector<Value> simplify(const ir::Node& n, std::vector<Value> inputs) {
+    if (n.num_outputs() == 1 && n.output_types()[0].is_scalar())
+      if (auto folded = fold(n, inputs)) {
+        context_.fired();
+        return {unique(*builder.constant(*folded, n.loc()).node)};
+      }
+    if (const auto* d = n.as<ir::DimSizeNode>())
+      if (auto c = inputs[0].type().shape[size_t(d->axis())].const_value()) {
+        context_.fired();
+        return {unique(*builder.int_constant(*c, n.loc()).node)};
+      }
+    std::vector<Value> outs = keep_or_rebuild(n, std::move(inputs));
+    const ir::Node& rebuilt = *outs.front().node;
+    const ir::Node& canonical = *unique(rebuilt).node;
+    if (&canonical == &rebuilt) return outs;
+    context_.fired();
+    std::vector<Value> merged;
+    for (int i = 0; i < canonical.num_outputs(); ++i) merged.push_back(canonical.output(i));
+    return merged;
+  }
+
+  std::optional<Scalar> fold(const ir::Node& n, const std::vector<Value>& inputs) {
+    std::vector<Scalar> c;
+    for (const Value& in : inputs) {
+      auto k = ir::constant_value(in);
+      if (!k) return std::nullopt;
+      c.push_back(*k);
+    }
+    switch (n.kind()) {
+      case ir::NodeKind::Unary: return fold_unary(n.as<ir::UnaryNode>()->op(), c[0]);
+      case ir::NodeKind::Binary: return fold_binary(n.as<ir::BinaryNode>()->op(), c[0], c[1]);
+      case ir::NodeKind::Cast: return fold_cast(c[0], n.output_types()[0].dtype);
+      case ir::NodeKind::Select: return c[0].i ? c[1] : c[2];
+      default: return std::nullopt;
+    }
+  }
+
+  // The first node seen with the same structure (common subexpressions), or this one.
+  Value unique(const ir::Node& n) {
+    auto [it, inserted] = seen_.emplace(structural_key(n), n.shared_from_this());
+    return Value(it->second, 0);
+  }
+
+  PassContext& context_;
+  std::unordered_map<std::string, ir::NodeRef> seen_;
+};
+
+}  // namespace
+
+ir::Program run_general(const ir::Program& program, PassContext& context) {
+  ir::Program out = rewrite_graphs(program, [&](const ir::Graph& g) {
+    Simplifier s(context);
+    return s.mutate(g);
+  });
+  for (ir::Function& f : out.functions) f.graph = ir::prune_dead_scan_outputs(f.graph);
+  return out;
+}
+
+}  // namespace scangen::passes

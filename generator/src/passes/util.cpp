@@ -1,0 +1,236 @@
+#include "passes/util.h"
+
+#include <sstream>
+
+#include "ir/mutator.h"
+#include "support/check.h"
+
+namespace scangen::passes {
+namespace {
+
+class BodyRewriter : public ir::Mutator {
+ public:
+  BodyRewriter(const GraphRewrite* graphs, const ScanRewrite* scans) : graphs_(graphs), scans_(scans) {}
+
+  ir::Graph rewrite(const ir::Graph& g) {
+    ir::Graph inner = mutate(g);
+    return graphs_ ? (*graphs_)(inner) : inner;
+  }
+
+ protected:
+  std::vector<ir::Value> visit_Scan(const ir::ScanNode& n, std::vector<ir::Value> inputs) override {
+    BodyRewriter inner(graphs_, scans_);
+    ir::Graph body = inner.rewrite(n.body());
+    ir::NodeRef node;
+    if (body.results == n.body().results && body.params == n.body().params) {
+      node = keep_or_rebuild(n, inputs).front().node;
+    } else {
+      node = builder.rebuild_scan(n, std::move(inputs), n.info(), std::make_shared<const ir::Graph>(std::move(body)));
+    }
+    const auto* scan = node->as<ir::ScanNode>();
+    if (scans_) {
+      if (auto replaced = (*scans_)(*scan, builder)) return *replaced;
+    }
+    std::vector<ir::Value> outs;
+    for (int i = 0; i < node->num_outputs(); ++i) outs.push_back(node->output(i));
+    return outs;
+  }
+
+ private:
+  const GraphRewrite* graphs_;
+  const ScanRewrite* scans_;
+};
+
+ir::Program rewrite_all(const ir::Program& program, const GraphRewrite* graphs, const ScanRewrite* scans) {
+  ir::Program out = program;
+  for (ir::Function& f : out.functions) {
+    BodyRewriter r(graphs, scans);
+    f.graph = r.rewrite(f.graph);
+  }
+  return out;
+}
+
+}  // namespace
+
+ir::Program rewrite_graphs(const ir::Program& program, const GraphRewrite& rewrite) {
+  return rewrite_all(program, &rewrite, nullptr);
+}
+
+ir::Program rewrite_scans(const ir::Program& program, const ScanRewrite& rewrite) {
+  return rewrite_all(program, nullptr, &rewrite);
+}
+
+std::string structural_key(const ir::Node& n) {
+  std::ostringstream os;
+  os << ir::node_kind_name(n.kind()) << "|";
+  for (const ir::Type& t : n.output_types()) os << t.str() << ",";
+  os << "|";
+  for (const ir::Value& in : n.inputs()) os << static_cast<const void*>(in.node.get()) << ":" << in.index << ",";
+  os << "|";
+  switch (n.kind()) {
+    case ir::NodeKind::Param: os << static_cast<const void*>(&n); break;  // params are never merged
+    case ir::NodeKind::Constant: {
+      const ir::Scalar& s = n.as<ir::ConstantNode>()->value();
+      os << int(s.dtype) << ":" << s.i << ":";
+      os.write(reinterpret_cast<const char*>(&s.f), sizeof s.f);
+      break;
+    }
+    case ir::NodeKind::DimSize: os << n.as<ir::DimSizeNode>()->axis(); break;
+    case ir::NodeKind::Unary: os << int(n.as<ir::UnaryNode>()->op()); break;
+    case ir::NodeKind::Binary: os << int(n.as<ir::BinaryNode>()->op()); break;
+    case ir::NodeKind::Reduce: {
+      const auto* r = n.as<ir::ReduceNode>();
+      os << int(r->op()) << ":" << (r->axis() ? *r->axis() : -1);
+      break;
+    }
+    case ir::NodeKind::Index:
+      for (const ir::IndexSpec& s : n.as<ir::IndexNode>()->specs()) os << int(s.kind) << s.has_lo << s.has_hi << ";";
+      break;
+    case ir::NodeKind::Update: {
+      const auto* u = n.as<ir::UpdateNode>();
+      os << u->accumulate() << ":";
+      for (const ir::IndexSpec& s : u->specs()) os << int(s.kind) << s.has_lo << s.has_hi << ";";
+      break;
+    }
+    case ir::NodeKind::CheckShape: {
+      const auto* c = n.as<ir::CheckShapeNode>();
+      os << c->what() << ":";
+      for (const ir::DimCheck& d : c->checks()) os << int(d.kind) << "," << d.value << "," << d.symbol << ";";
+      break;
+    }
+    case ir::NodeKind::Scan: {
+      // Two scans are the same only with the same body (shared, not equal-looking) and options.
+      const auto* s = n.as<ir::ScanNode>();
+      os << static_cast<const void*>(s->body_ptr().get()) << ":" << s->info().reverse << s->info().has_until;
+      break;
+    }
+    default: break;
+  }
+  return os.str();
+}
+
+std::shared_ptr<const ir::Graph> rebuild_body(const std::vector<ir::Value>& new_params,
+                                              const std::vector<ir::Value>& replacements,
+                                              const std::vector<ir::Value>& old_results) {
+  auto body = std::make_shared<ir::Graph>();
+  body->params = new_params;
+  body->results = ir::substitute_params(replacements, old_results);
+  return body;
+}
+
+namespace {
+
+// Every pair of aligned dimensions is provably equal or 1: broadcasting cannot fail.
+bool broadcast_cannot_fail(const std::vector<ir::Dim>& a, const std::vector<ir::Dim>& b) {
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    const ir::Dim& x = a[a.size() - 1 - i];
+    const ir::Dim& y = b[b.size() - 1 - i];
+    if (!(x.same_as(y) || x.is_const(1) || y.is_const(1))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+class ValueReplacer : public ir::Mutator {
+ public:
+  explicit ValueReplacer(const std::unordered_map<ir::Value, ir::Value, ir::ValueHash>& r) : r_(r) {}
+
+ protected:
+#define IR_NODE(kind, name)                                                                               \
+  std::vector<ir::Value> visit_##kind(const ir::kind##Node& n, std::vector<ir::Value> inputs) override { \
+    return replace(n, std::move(inputs));                                                                  \
+  }
+#include "ir/nodes.def"
+#undef IR_NODE
+
+ private:
+  std::vector<ir::Value> replace(const ir::Node& n, std::vector<ir::Value> inputs) {
+    std::vector<ir::Value> outs = keep_or_rebuild(n, std::move(inputs));
+    for (int i = 0; i < n.num_outputs(); ++i) {
+      auto it = r_.find(n.output(i));
+      if (it != r_.end()) outs[size_t(i)] = it->second;
+    }
+    return outs;
+  }
+  const std::unordered_map<ir::Value, ir::Value, ir::ValueHash>& r_;
+};
+
+}  // namespace
+
+std::vector<ir::Value> replace_values(const std::unordered_map<ir::Value, ir::Value, ir::ValueHash>& replacements,
+                                      const std::vector<ir::Value>& results) {
+  ValueReplacer r(replacements);
+  std::vector<ir::Value> out;
+  for (const ir::Value& v : results) out.push_back(r.mutate(v));
+  return out;
+}
+
+bool can_fail(const ir::Node& n) {
+  switch (n.kind()) {
+    case ir::NodeKind::Param:
+    case ir::NodeKind::Constant:
+    case ir::NodeKind::DimSize:
+    case ir::NodeKind::Cast:
+    case ir::NodeKind::Unary:
+    case ir::NodeKind::Arange: return false;
+    case ir::NodeKind::Select: {
+      const auto &c = n.input(0).type().shape, &a = n.input(1).type().shape, &b = n.input(2).type().shape;
+      return !(broadcast_cannot_fail(c, a) && broadcast_cannot_fail(c, b) && broadcast_cannot_fail(a, b));
+    }
+    case ir::NodeKind::Binary: {
+      const auto* b = n.as<ir::BinaryNode>();
+      DType d = n.input(0).type().dtype;
+      // Integer division, remainder and power check their right operand.
+      if (is_int(d) && (b->op() == ir::BinaryOp::Div || b->op() == ir::BinaryOp::Mod || b->op() == ir::BinaryOp::Pow))
+        return true;
+      return !broadcast_cannot_fail(n.input(0).type().shape, n.input(1).type().shape);
+    }
+    case ir::NodeKind::MatMul: {
+      const ir::Type& a = n.input(0).type();
+      const ir::Type& b = n.input(1).type();
+      return !a.shape.back().same_as(b.shape.front());
+    }
+    case ir::NodeKind::Reduce: {
+      const auto* r = n.as<ir::ReduceNode>();
+      if (r->op() != ir::ReduceOp::Max && r->op() != ir::ReduceOp::Min) return false;
+      // max/min of nothing is an error: only a provably non-empty input cannot fail.
+      const ir::Type& x = n.input(0).type();
+      if (r->axis()) return !(x.shape[size_t(*r->axis())].const_value().value_or(0) > 0);
+      for (const ir::Dim& d : x.shape)
+        if (!(d.const_value().value_or(0) > 0)) return true;
+      return false;
+    }
+    case ir::NodeKind::Index: {
+      // Slices clamp; a scalar index can be out of range unless it is a constant within a
+      // dimension of known size.
+      const auto* idx = n.as<ir::IndexNode>();
+      int op = 1;
+      for (size_t d = 0; d < idx->specs().size(); ++d) {
+        const ir::IndexSpec& s = idx->specs()[d];
+        if (s.kind == ir::IndexSpec::Kind::Scalar) {
+          auto c = ir::constant_value(n.input(op));
+          auto size = n.input(0).type().shape[d].const_value();
+          if (!c || !size || c->i >= *size || c->i < -*size) return true;
+        }
+        op += s.num_operands();
+      }
+      return false;
+    }
+    case ir::NodeKind::Fill:
+      // A size that is neither another value's dimension nor a constant >= 0 may be negative.
+      for (int i = 1; i < n.num_inputs(); ++i) {
+        auto c = ir::constant_value(n.input(i));
+        if (n.input(i).node->kind() != ir::NodeKind::DimSize && !(c && c->i >= 0)) return true;
+      }
+      return false;
+    case ir::NodeKind::Update:
+    case ir::NodeKind::CheckShape:
+    case ir::NodeKind::Scan: return true;
+  }
+  return true;
+}
+
+}  // namespace scangen::passes
