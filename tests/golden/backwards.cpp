@@ -286,19 +286,32 @@ namespace sg = scangen::scalar_v1;
 
 // fn backwards(u: f32[L], x0: f32) -> f32[L]
 void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<float>& result0) {
+  scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> x_storage;
   // scan at 3:13
-  float* __restrict const x = x_storage.ensure(u_d0);
-  float x_1 = x0;
-  for (int64_t step = 0; step < u_d0; ++step) {
-    const float u_t = u[(u_d0 + (-1 - step))];
-    const float v = 2.0f * u_t;
-    const float v_2 = 0.5f * x_1;
-    const float v_4 = v + v_2;
-    x[step] = v_4;
-    x_1 = v_4;
+  const int64_t v = sg::sub(u_d0, u_d0);
+  const int64_t bound = sg::min<int64_t>(sg::max<int64_t>(((v < 0) ? (v + u_d0) : v), 0), u_d0);
+  const int64_t v_2 = sg::add(v, u_d0);
+  const int64_t bound_2 = sg::min<int64_t>(sg::max<int64_t>(((v_2 < 0) ? (v_2 + u_d0) : v_2), 0), u_d0);
+  const int64_t length = sg::max<int64_t>((bound_2 - bound), 0);
+  const float* __restrict const view = u + bound;
+  float* __restrict const t = t_storage.ensure(length);
+  SCANGEN_IVDEP
+  for (int64_t i = 0; i < length; ++i) {
+    t[i] = 2.0f * view[i];
   }
-  result0 = scangen::Tensor<float>::adopt(x_storage.release(), x, {u_d0});
+  const int64_t steps = sg::min<int64_t>(u_d0, length);
+  float* __restrict const x = x_storage.ensure(steps);
+  float x_1 = x0;
+  for (int64_t step = 0; step < steps; ++step) {
+    const float precomputed0_t = t[(length + (-1 - step))];
+    const float v_4 = 0.5f * x_1;
+    const float v_6 = precomputed0_t + v_4;
+    x[step] = v_6;
+    x_1 = v_6;
+  }
+  if (!(steps == u_d0)) scangen_rt_v1::fail(2, 37, "the result of 'backwards': dimension 0 is ", int64_t{steps}, " but L = ", int64_t{u_d0}, " (dimension 0 of 'u')");
+  result0 = scangen::Tensor<float>::adopt(x_storage.release(), x, {steps});
 }
 
 }  // namespace

@@ -290,12 +290,12 @@ void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>&
   scangen_rt_v1::Storage<float> acc_storage;
   const int64_t k_value = sg::cast<int64_t>(k);
   // scan at 3:15
-  if (!(k_value >= 0)) scangen_rt_v1::fail(3, 15, "steps is ", int64_t{k_value}, "; it must be >= 0");
   float* __restrict const t = t_storage.ensure(A_d0);
   SCANGEN_IVDEP
   for (int64_t i = 0; i < A_d0; ++i) {
     t[i] = 1.0f;
   }
+  if (!(k_value >= 0)) scangen_rt_v1::fail(3, 15, "steps is ", int64_t{k_value}, "; it must be >= 0");
   const int64_t capacity = 2 * A_d0;
   float* __restrict const acc = acc_storage.ensure(capacity);
   scangen_rt_v1::copy(acc, t, A_d0);

@@ -286,24 +286,36 @@ namespace sg = scangen::scalar_v1;
 
 // fn taps(u: f32[L], x0: f32[2]) -> f32[?]
 void taps_impl(const float* u, int64_t u_d0, const float* x0, int64_t x0_d0, scangen::Tensor<float>& result0) {
+  scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> x_storage;
   if (!(x0_d0 == 2)) scangen_rt_v1::fail(2, 20, "argument 'x0' of 'taps': dimension 0 is ", int64_t{x0_d0}, " but must be 2");
   // scan at 3:13
+  const int64_t bound = sg::min<int64_t>(0, u_d0);
+  const int64_t v = sg::sub(u_d0, int64_t{2});
+  const int64_t v_2 = sg::max(v, int64_t{0});
+  const int64_t bound_2 = sg::min<int64_t>(sg::max<int64_t>(((v_2 < 0) ? (v_2 + u_d0) : v_2), 0), u_d0);
+  const int64_t length = sg::max<int64_t>((bound_2 - bound), 0);
+  const float* __restrict const view = u + bound;
+  float* __restrict const t = t_storage.ensure(length);
+  SCANGEN_IVDEP
+  for (int64_t i = 0; i < length; ++i) {
+    t[i] = 2.0f * view[i];
+  }
   const int64_t allowed = sg::max<int64_t>((u_d0 - 2), 0);
-  float* __restrict const x = x_storage.ensure(allowed);
+  const int64_t steps = sg::min<int64_t>(allowed, length);
+  float* __restrict const x = x_storage.ensure(steps);
   float x_1 = x0[1];
   float x_2 = x0[0];
-  for (int64_t step = 0; step < allowed; ++step) {
-    const float u_m2 = u[step];
-    const float v = 2.0f * u_m2;
-    const float v_2 = 3.0f * x_1;
-    const float v_4 = v + v_2;
-    const float v_6 = v_4 + x_2;
-    x[step] = v_6;
+  for (int64_t step = 0; step < steps; ++step) {
+    const float precomputed0_t = t[step];
+    const float v_4 = 3.0f * x_1;
+    const float v_6 = precomputed0_t + v_4;
+    const float v_8 = v_6 + x_2;
+    x[step] = v_8;
     x_2 = x_1;
-    x_1 = v_6;
+    x_1 = v_8;
   }
-  result0 = scangen::Tensor<float>::adopt(x_storage.release(), x, {allowed});
+  result0 = scangen::Tensor<float>::adopt(x_storage.release(), x, {steps});
 }
 
 }  // namespace

@@ -413,6 +413,7 @@ bool GraphLowering::may_fail(const Value& v) {
     case NodeKind::Select:
     case NodeKind::Fill:
     case NodeKind::Arange:
+    case NodeKind::Reshape:
     case NodeKind::CheckShape: fails = false; break;
     case NodeKind::Binary: {
       ir::BinaryOp op = n.as<ir::BinaryNode>()->op();
@@ -581,6 +582,11 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       }
       return known(out);
     }
+    case NodeKind::Reshape: {
+      std::vector<ExprRef> d;
+      for (int i = 1; i < n.num_inputs(); ++i) d.push_back(value(n.input(i)).scalar);
+      return known(d);
+    }
     case NodeKind::Reduce: {
       const auto* r = n.as<ir::ReduceNode>();
       if (!r->axis()) return {};
@@ -709,6 +715,18 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
     case NodeKind::CheckShape: {
       dims(n.output(0));  // runs the checks
       Tensor t = value(n.input(0));
+      if (dest) {
+        F.copy(dest, t.data, F.product(t.dims, "count"));
+        t.data = dest;
+        t.storage.clear();
+      }
+      return {t};
+    }
+    case NodeKind::Reshape: {
+      // The same elements under other dimensions: a view.
+      Tensor t = value(n.input(0));
+      t.rank = type.rank();
+      t.dims = dims(n.output(0));
       if (dest) {
         F.copy(dest, t.data, F.product(t.dims, "count"));
         t.data = dest;
@@ -1221,6 +1239,10 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   const ir::ScanInfo& info = n.info();
   const ir::Graph& body = n.body();
   F.comment("scan at " + loc_text(n.loc()));
+  // Every input first, in order, as the interpreter computes them (ir::topological_order) before it
+  // runs the scan: when an input fails too (an index out of range in a param, say), that error
+  // comes before this scan's own checks of `steps` and of the sequences, on every backend.
+  for (int i = 0; i < n.num_inputs(); ++i) value(n.input(i));
 
   // The number of steps, and the checks of `steps` against the sequences.
   ExprRef steps;

@@ -49,6 +49,7 @@ std::vector<bool> StepVariance::node_shape_varies(const Node& n) {
     case NodeKind::Cast:
     case NodeKind::Update:
     case NodeKind::CheckShape: return {shape_varies(n.input(0))};
+    case NodeKind::Reshape: return {any_value(1, n.num_inputs())};
     case NodeKind::Binary:
     case NodeKind::MatMul: return {shape_varies(n.input(0)) || shape_varies(n.input(1))};
     case NodeKind::Select:

@@ -213,6 +213,20 @@ Value Builder::check_shape(Value x, std::vector<DimCheck> checks, std::vector<Va
   return Value(make<CheckShapeNode>(std::move(inputs), std::move(checks), std::move(what), std::move(t), loc));
 }
 
+Value Builder::reshape(Value x, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc) {
+  SCANGEN_CHECK(dims.size() == static_dims.size() && !dims.empty(), "reshape dims");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    check_scalar_int(dims[i], "a reshape dimension");
+    if (auto c = constant_value(dims[i])) static_dims[i] = Dim::constant(c->i);
+    // A size taken from another value's shape is that dimension.
+    if (const auto* d = dims[i].node->as<DimSizeNode>()) static_dims[i] = d->input(0).type().shape[size_t(d->axis())];
+  }
+  Type t(x.type().dtype, std::move(static_dims));
+  std::vector<Value> inputs{std::move(x)};
+  inputs.insert(inputs.end(), dims.begin(), dims.end());
+  return Value(make<ReshapeNode>(std::move(inputs), std::move(t), loc));
+}
+
 namespace {
 
 void check_scan(const std::vector<Value>& inputs, const ScanInfo& info, const Graph& body) {
@@ -329,6 +343,7 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
         const auto* c = old.as<CheckShapeNode>();
         return make<CheckShapeNode>(std::move(inputs), c->checks(), c->what(), old.output_types()[0], old.loc());
       }
+      case NodeKind::Reshape: return make<ReshapeNode>(std::move(inputs), old.output_types()[0], old.loc());
       case NodeKind::Scan: {
         const auto* s = old.as<ScanNode>();
         return make<ScanNode>(std::move(inputs), s->info(), s->body_ptr(), old.output_types(), old.loc());
@@ -363,6 +378,7 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
       const auto* c = old.as<CheckShapeNode>();
       return check_shape(inputs[0], c->checks(), first(1), c->what(), old.output_types()[0].shape, old.loc()).node;
     }
+    case NodeKind::Reshape: return reshape(inputs[0], first(1), old.output_types()[0].shape, old.loc()).node;
     case NodeKind::Scan: {
       const auto* s = old.as<ScanNode>();
       return rebuild_scan(*s, std::move(inputs), s->info(), s->body_ptr());

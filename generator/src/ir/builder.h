@@ -37,6 +37,8 @@ class Builder {
   // Checks x's run-time shape; the result has x's dtype and `static_shape`.
   Value check_shape(Value x, std::vector<DimCheck> checks, std::vector<Value> operands,
                     std::string what, std::vector<Dim> static_shape, Loc loc);
+  // x with the shape `dims` (i64 scalars; static sizes `static_dims`) of as many elements.
+  Value reshape(Value x, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc);
   // Creates a scan node; `steps` is the static number of steps. Returns its outputs.
   std::vector<Value> scan(std::vector<Value> inputs, ScanInfo info, std::shared_ptr<const Graph> body,
                           Dim steps, Loc loc);

@@ -157,6 +157,11 @@ class DotPrinter : public Visitor<void> {
     box(n, std::string(n.accumulate() ? "inc " : "set ") + ref(n.input(0)) + indices(n, n.specs(), 2) + " = " +
                ref(n.input(1)));
   }
+  void visit_Reshape(const ReshapeNode& n) override {
+    std::string dims;
+    for (int i = 1; i < n.num_inputs(); ++i) dims += (i > 1 ? ", " : "") + ref(n.input(i));
+    box(n, "reshape " + ref(n.input(0)) + ", [" + dims + "]");
+  }
   void visit_CheckShape(const CheckShapeNode& n) override {
     std::string s = "check_shape " + ref(n.input(0)) + ", [";
     for (size_t i = 0; i < n.checks().size(); ++i) {

@@ -440,6 +440,14 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
     return {x};
   }
 
+  std::vector<HostTensor> visit_Reshape(const ReshapeNode&) override {
+    Shape shape;
+    for (size_t i = 1; i < in_.size(); ++i) shape.push_back(scalar_i64(in_[i]));
+    if (shape_numel(shape) != in_[0].numel())
+      throw InternalError("reshape of " + shape_to_string(in_[0].shape()) + " to " + shape_to_string(shape));
+    return {in_[0].reshaped(shape)};
+  }
+
   std::vector<HostTensor> visit_Scan(const ScanNode& n) override;
 
  private:
@@ -670,6 +678,11 @@ class ShapeEval {
       case NodeKind::Cast:
       case NodeKind::Update:
       case NodeKind::CheckShape: return {in_shape(0)};
+      case NodeKind::Reshape: {
+        Shape s;
+        for (int i = 1; i < n.num_inputs(); ++i) s.push_back(scalar_i64(value(n.input(i))));
+        return {s};
+      }
       case NodeKind::Binary: return {broadcast(in_shape(0), in_shape(1), n.loc())};
       case NodeKind::Select: return {broadcast(broadcast(in_shape(0), in_shape(1), n.loc()), in_shape(2), n.loc())};
       case NodeKind::Reduce: {

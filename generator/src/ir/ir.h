@@ -309,6 +309,15 @@ class CheckShapeNode : public Node {
   std::string what_;
 };
 
+// The elements of x in C order with another shape of as many elements. Not in the language: the
+// rewrites create it (to treat a sequence of matrices as one matrix, or to insert dimensions of
+// size 1), always with a shape that has as many elements. Inputs: x, then one i64 per dimension.
+class ReshapeNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Reshape);
+  ReshapeNode(std::vector<Value> inputs, Type type, Loc loc) : Node(kKind, std::move(inputs), {std::move(type)}, loc) {}
+};
+
 struct Graph;
 
 // What a scan reads and produces, in Theano's terms.

@@ -83,6 +83,11 @@ class Printer : public Visitor<void> {
     }
     line(n, s + "] \"" + n.what() + "\"");
   }
+  void visit_Reshape(const ReshapeNode& n) override {
+    std::string dims;
+    for (int i = 1; i < n.num_inputs(); ++i) dims += (i > 1 ? ", " : "") + ref(n.input(i));
+    line(n, "reshape " + ref(n.input(0)) + ", [" + dims + "]");
+  }
   void visit_Scan(const ScanNode& n) override {
     const ScanInfo& info = n.info();
     std::string s = "scan";

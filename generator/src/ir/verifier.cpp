@@ -103,6 +103,11 @@ class Verifier : public Visitor<void> {
       if (c.kind == DimCheck::Kind::Operand)
         require(c.value >= 1 && c.value < n.num_inputs() && is_i64_scalar(n.input(int(c.value))), "check_shape operand");
   }
+  void visit_Reshape(const ReshapeNode& n) override {
+    require(n.num_inputs() >= 2 && type(n).rank() == n.num_inputs() - 1, "reshape rank");
+    require(type(n).dtype == n.input(0).type().dtype, "reshape keeps the dtype");
+    for (int i = 1; i < n.num_inputs(); ++i) require(is_i64_scalar(n.input(i)), "reshape dims must be i64 scalars");
+  }
   void visit_Scan(const ScanNode& n) override {
     const ScanInfo& info = n.info();
     require(n.num_inputs() == info.num_inputs(), "scan input count");

@@ -129,6 +129,10 @@ class Simplifier : public ir::Mutator {
 
  private:
   std::vector<Value> simplify(const ir::Node& n, std::vector<Value> inputs) {
+    if (auto same = identity(n, inputs)) {
+      context_.fired();
+      return {*same};
+    }
     if (n.num_outputs() == 1 && n.output_types()[0].is_scalar())
       if (auto folded = fold(n, inputs)) {
         context_.fired();
@@ -163,6 +167,54 @@ class Simplifier : public ir::Mutator {
       case ir::NodeKind::Select: return c[0].i ? c[1] : c[2];
       default: return std::nullopt;
     }
+  }
+
+  // An operand the node returns unchanged: integer x + 0, x - 0, x * 1, max of a dimension and 0
+  // (exact for integers; float identities are not: -0.0 + 0.0 is 0.0), an indexing whose slices
+  // each cover their whole dimension.
+  static std::optional<Value> identity(const ir::Node& n, const std::vector<Value>& in) {
+    auto is = [](const Value& v, int64_t c) {
+      auto k = ir::constant_value(v);
+      return k && is_int(k->dtype) && k->i == c;
+    };
+    if (const auto* b = n.as<ir::BinaryNode>(); b && is_int(in[0].type().dtype)) {
+      if (!in[0].type().same_as(n.output_types()[0]) && !in[1].type().same_as(n.output_types()[0])) return std::nullopt;
+      switch (b->op()) {
+        case ir::BinaryOp::Add:
+          if (is(in[1], 0) && in[0].type().same_as(n.output_types()[0])) return in[0];
+          if (is(in[0], 0) && in[1].type().same_as(n.output_types()[0])) return in[1];
+          break;
+        case ir::BinaryOp::Sub:
+          if (is(in[1], 0) && in[0].type().same_as(n.output_types()[0])) return in[0];
+          break;
+        case ir::BinaryOp::Mul:
+          if (is(in[1], 1) && in[0].type().same_as(n.output_types()[0])) return in[0];
+          if (is(in[0], 1) && in[1].type().same_as(n.output_types()[0])) return in[1];
+          break;
+        case ir::BinaryOp::Max:
+          if (is(in[1], 0) && in[0].node->kind() == ir::NodeKind::DimSize) return in[0];
+          if (is(in[0], 0) && in[1].node->kind() == ir::NodeKind::DimSize) return in[1];
+          [[fallthrough]];
+        case ir::BinaryOp::Min:
+          if (in[0] == in[1]) return in[0];
+          break;
+        default: break;
+      }
+    }
+    if (const auto* idx = n.as<ir::IndexNode>()) {
+      size_t op = 1;
+      for (size_t d = 0; d < idx->specs().size(); ++d) {
+        const ir::IndexSpec& s = idx->specs()[d];
+        if (s.kind != ir::IndexSpec::Kind::Slice) return std::nullopt;
+        if (s.has_lo && !is(in[op++], 0)) return std::nullopt;
+        if (s.has_hi) {
+          const auto* dim = in[op++].node->as<ir::DimSizeNode>();
+          if (!dim || dim->input(0) != in[0] || dim->axis() != int(d)) return std::nullopt;
+        }
+      }
+      return in[0];
+    }
+    return std::nullopt;
   }
 
   // The first node seen with the same structure (common subexpressions), or this one.

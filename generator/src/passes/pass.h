@@ -45,7 +45,8 @@ const std::vector<PassInfo>& pass_table();
 const PassInfo* find_pass(const std::string& name);
 
 struct PipelineConfig {
-  int opt_level = 2;                   // 0: no rewrites; 2: every pass of the table
+  int opt_level = 2;  // 0: no rewrites; 2: every pass of the table, then general and
+                      // remove-constants-and-unused again (to clean up after the others)
   std::vector<std::string> only;       // when not empty: exactly these passes, in this order
   std::set<std::string> disabled;      // passes to skip
   bool verify_each = false;            // run the IR verifier after every pass

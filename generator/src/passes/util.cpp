@@ -175,7 +175,8 @@ bool can_fail(const ir::Node& n) {
     case ir::NodeKind::DimSize:
     case ir::NodeKind::Cast:
     case ir::NodeKind::Unary:
-    case ir::NodeKind::Arange: return false;
+    case ir::NodeKind::Arange:
+    case ir::NodeKind::Reshape: return false;  // created by rewrites with as many elements
     case ir::NodeKind::Select: {
       const auto &c = n.input(0).type().shape, &a = n.input(1).type().shape, &b = n.input(2).type().shape;
       return !(broadcast_cannot_fail(c, a) && broadcast_cannot_fail(c, b) && broadcast_cannot_fail(a, b));
