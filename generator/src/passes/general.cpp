@@ -229,6 +229,14 @@ class Simplifier : public ir::Mutator {
 
 }  // namespace
 
+std::vector<Value> simplify_values(const std::vector<Value>& results) {
+  PassContext scratch;
+  Simplifier s(scratch);
+  std::vector<Value> out;
+  for (const Value& v : results) out.push_back(s.mutate(v));
+  return out;
+}
+
 ir::Program run_general(const ir::Program& program, PassContext& context) {
   ir::Program out = rewrite_graphs(program, [&](const ir::Graph& g) {
     Simplifier s(context);

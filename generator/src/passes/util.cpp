@@ -228,10 +228,32 @@ bool can_fail(const ir::Node& n) {
       }
       return false;
     case ir::NodeKind::Update:
-    case ir::NodeKind::CheckShape:
-    case ir::NodeKind::Scan: return true;
+    case ir::NodeKind::CheckShape: return true;
+    case ir::NodeKind::Scan: return scan_can_fail(*n.as<ir::ScanNode>());
   }
   return true;
+}
+
+bool scan_can_fail(const ir::ScanNode& n) {
+  const ir::ScanInfo& info = n.info();
+  if (info.has_steps) {
+    // `steps` must be >= 0, and every sequence long enough for that many steps.
+    const ir::Value& steps = n.input(info.steps_input());
+    std::optional<ir::Dim> count;
+    if (auto c = ir::constant_value(steps); c && c->i >= 0) count = ir::Dim::constant(c->i);
+    if (const auto* d = steps.node->as<ir::DimSizeNode>()) count = d->input(0).type().shape[size_t(d->axis())];
+    if (!count) return true;
+    for (size_t s = 0; s < info.sequences.size(); ++s) {
+      const ir::Dim& length = n.input(info.sequence_input(int(s))).type().shape[0];
+      int64_t span = info.sequences[s].span();
+      bool long_enough = length.plus(-span).same_as(*count) ||
+                         (length.is_const() && count->is_const() && *length.const_value() >= *count->const_value() + span);
+      if (!long_enough) return true;
+    }
+  }
+  for (const ir::Node* node : ir::topological_order(n.body()))
+    if (can_fail(*node)) return true;
+  return false;
 }
 
 }  // namespace scangen::passes

@@ -37,9 +37,15 @@ std::shared_ptr<const ir::Graph> rebuild_body(const std::vector<ir::Value>& new_
 std::vector<ir::Value> replace_values(const std::unordered_map<ir::Value, ir::Value, ir::ValueHash>& replacements,
                                       const std::vector<ir::Value>& results);
 
+// `results` with constants folded and common subexpressions merged (the rewrites of `general`):
+// two values computing the same thing come out as the same value.
+std::vector<ir::Value> simplify_values(const std::vector<ir::Value>& results);
+
 // Whether evaluating the node can raise a run-time error for some argument values (an index out
 // of range, an integer division by zero, shapes that do not broadcast, ...). Rewrites that move a
 // computation out of a loop (where it would run even for zero steps) move only nodes that cannot.
 bool can_fail(const ir::Node& n);
+// For a scan: whether its number of steps can be invalid or any step computation can fail.
+bool scan_can_fail(const ir::ScanNode& n);
 
 }  // namespace scangen::passes
