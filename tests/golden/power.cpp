@@ -286,19 +286,16 @@ namespace sg = scangen::scalar_v1;
 
 // fn power(A: f32[n], k: i32) -> f32[n]
 void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>& result0) {
-  scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> acc_storage;
   const int64_t k_value = sg::cast<int64_t>(k);
   // scan at 3:15
-  float* __restrict const t = t_storage.ensure(A_d0);
-  SCANGEN_IVDEP
-  for (int64_t i = 0; i < A_d0; ++i) {
-    t[i] = 1.0f;
-  }
   if (!(k_value >= 0)) scangen_rt_v1::fail(3, 15, "steps is ", int64_t{k_value}, "; it must be >= 0");
   const int64_t capacity = 2 * A_d0;
   float* __restrict const acc = acc_storage.ensure(capacity);
-  scangen_rt_v1::copy(acc, t, A_d0);
+  SCANGEN_IVDEP
+  for (int64_t i = 0; i < A_d0; ++i) {
+    acc[i] = 1.0f;
+  }
   for (int64_t step = 0; step < k_value; ++step) {
     const int64_t row = sg::mod((step + 1), int64_t{2});
     float* __restrict const acc_t = acc + (row * A_d0);

@@ -727,6 +727,13 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
       Tensor t = value(n.input(0));
       t.rank = type.rank();
       t.dims = dims(n.output(0));
+      if (!t.data) {
+        // A scalar (held in an expression) becomes one element in memory.
+        t.data = dest ? dest : F.allocate("row", t.dtype, lir::i64(1), &t.storage);
+        F.store(t.data, lir::i64(0), t.scalar);
+        t.scalar = nullptr;
+        return {t};
+      }
       if (dest) {
         F.copy(dest, t.data, F.product(t.dims, "count"));
         t.data = dest;
@@ -1242,7 +1249,20 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   // Every input first, in order, as the interpreter computes them (ir::topological_order) before it
   // runs the scan: when an input fails too (an index out of range in a param, say), that error
   // comes before this scan's own checks of `steps` and of the sequences, on every backend.
-  for (int i = 0; i < n.num_inputs(); ++i) value(n.input(i));
+  // An init the in-place rewrite marked is computed later, straight into the state's storage
+  // (only its shape checks happen here): it cannot fail, and nothing else reads it.
+  std::vector<bool> in_place(info.states.size(), false);
+  for (size_t s = 0; s < info.states.size(); ++s) {
+    const Value& init = n.input(info.init_input(int(s)));
+    in_place[s] = info.states[s].init_in_place && n.output_types()[s].rank() >= 2 && uses(init) == 1 && !value_memo_.count(init.node.get());
+  }
+  for (int i = 0; i < n.num_inputs(); ++i) {
+    int state = i - info.init_input(0);
+    if (state >= 0 && state < int(info.states.size()) && in_place[size_t(state)])
+      dims(n.input(i));
+    else
+      value(n.input(i));
+  }
 
   // The number of steps, and the checks of `steps` against the sequences.
   ExprRef steps;
@@ -1317,7 +1337,14 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   std::vector<RowStore> stores(size_t(info.num_outputs()));
   for (size_t s = 0; s < info.states.size(); ++s) {
     StateStorage& st = states[s];
-    st.init = value(n.input(info.init_input(int(s))));
+    const Value& init = n.input(info.init_input(int(s)));
+    if (in_place[s]) {
+      st.init.dtype = init.type().dtype;
+      st.init.rank = init.type().rank();
+      st.init.dims = dims(init);
+    } else {
+      st.init = value(init);
+    }
     st.lag = info.states[s].max_lag();
     st.scalar = n.output_types()[s].rank() == 1;
     st.row_dims = st.init.dims;
@@ -1379,6 +1406,8 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         ExprRef init = st.init.rank == 0 ? st.init.scalar : lir::load(st.init.data, lir::i64(st.lag - k));
         st.registers.push_back(F.decl(name + "_" + std::to_string(k), init));
       }
+    } else if (in_place[s]) {
+      value_into(n.input(info.init_input(int(s))), stores[s].base);
     } else if (st.lag > 0) {
       F.copy(stores[s].base, st.init.data, F.let("init_count", lir::mul(lir::i64(st.lag), stores[s].row_size)));
     }

@@ -354,7 +354,7 @@ void DotPrinter::visit_Scan(const ScanNode& n) {
     opts.push_back("sequence " + ref(n.input(info.sequence_input(int(i)))) + " taps " + list(info.sequences[i].taps));
   for (size_t i = 0; i < info.states.size(); ++i)
     opts.push_back("state " + info.states[i].name + ": init " + ref(n.input(info.init_input(int(i)))) + " lags " +
-                   list(info.states[i].lags));
+                   list(info.states[i].lags) + (info.states[i].init_in_place ? " in-place" : ""));
   if (!info.outputs.empty()) {
     std::string s = "outputs ";
     for (size_t i = 0; i < info.outputs.size(); ++i) s += (i ? ", " : "") + info.outputs[i];

@@ -143,7 +143,9 @@ bool ScanInfo::operator==(const ScanInfo& o) const {
     if (sequences[i].taps != o.sequences[i].taps || sequences[i].label != o.sequences[i].label)
       return false;
   for (size_t i = 0; i < states.size(); ++i)
-    if (states[i].name != o.states[i].name || states[i].lags != o.states[i].lags) return false;
+    if (states[i].name != o.states[i].name || states[i].lags != o.states[i].lags ||
+        states[i].init_in_place != o.states[i].init_in_place)
+      return false;
   return true;
 }
 

@@ -332,6 +332,9 @@ struct ScanSequence {
 struct ScanState {
   std::string name;
   std::vector<int64_t> lags;  // sorted, unique, >= 1: lag k reads X[t - k]
+  // Set by the in-place rewrite: the init is computed directly into the state's storage instead of
+  // into a buffer of its own that the loop would copy (nothing else reads it; it cannot fail).
+  bool init_in_place = false;
   int64_t max_lag() const { return lags.empty() ? 0 : lags.back(); }
   // The init holds one row per step read when more than one step back is read.
   bool init_has_rows() const { return max_lag() > 1; }

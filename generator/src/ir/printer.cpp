@@ -108,7 +108,7 @@ class Printer : public Visitor<void> {
       for (size_t i = 0; i < info.states.size(); ++i) {
         if (i) s += ", ";
         s += info.states[i].name + ": init " + ref(n.input(info.init_input(int(i)))) + " lags " +
-             list(info.states[i].lags);
+             list(info.states[i].lags) + (info.states[i].init_in_place ? " in-place" : "");
       }
       s += ")";
     }

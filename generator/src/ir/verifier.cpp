@@ -126,6 +126,10 @@ class Verifier : public Visitor<void> {
       const Type& step = body.results[s].type();
       require(init.dtype == step.dtype && init.rank() == step.rank() + (st.init_has_rows() ? 1 : 0),
               "init of state " + st.name);
+      // The caller's buffers are read-only.
+      if (st.init_in_place)
+        require(step.rank() >= 1 && n.input(info.init_input(int(s))).node->kind() != NodeKind::Param,
+                "state " + st.name + " is in place but its init is an argument or a scalar");
       for (size_t k = 0; k < st.lags.size(); ++k)
         require(st.lags[k] >= 1 && (k == 0 || st.lags[k] > st.lags[k - 1]), "state lags must be sorted and >= 1");
     }

@@ -45,11 +45,16 @@ ir::Program run_passes(const ir::Program& program, const PipelineConfig& config,
   if (!config.only.empty()) {
     for (const std::string& n : config.only) pipeline.push_back(&pass_named(n));
   } else if (config.opt_level >= 1) {
-    for (const PassInfo& p : pass_table()) pipeline.push_back(&p);
     // The later rewrites leave constants to fold, duplicates to merge and inputs no step reads:
-    // the cleanup runs once more at the end.
-    pipeline.push_back(&pass_named("general"));
-    pipeline.push_back(&pass_named("remove-constants-and-unused"));
+    // the cleanup runs once more at the end, before in-place, which decides who owns a buffer
+    // (merging two values afterwards could give an in-place init a second reader).
+    for (const PassInfo& p : pass_table()) {
+      if (std::string(p.name) == "in-place") {
+        pipeline.push_back(&pass_named("general"));
+        pipeline.push_back(&pass_named("remove-constants-and-unused"));
+      }
+      pipeline.push_back(&p);
+    }
   }
   ir::Program current = program;
   for (const PassInfo* p : pipeline) {

@@ -256,4 +256,25 @@ bool scan_can_fail(const ir::ScanNode& n) {
   return false;
 }
 
+std::optional<int64_t> constant_step_count(const ir::ScanNode& n) {
+  const ir::ScanInfo& info = n.info();
+  std::optional<int64_t> count;
+  if (info.has_steps) {
+    auto c = ir::constant_value(n.input(info.steps_input()));
+    if (!c || c->i < 0) return std::nullopt;
+    count = c->i;
+  }
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    const ir::Dim& length = n.input(info.sequence_input(int(s))).type().shape[0];
+    if (!length.is_const()) return std::nullopt;
+    int64_t allowed = std::max<int64_t>(*length.const_value() - info.sequences[s].span(), 0);
+    if (info.has_steps) {
+      if (allowed < *count) return std::nullopt;  // an error: too short
+    } else {
+      count = count ? std::min(*count, allowed) : allowed;
+    }
+  }
+  return count;
+}
+
 }  // namespace scangen::passes

@@ -47,5 +47,9 @@ std::vector<ir::Value> simplify_values(const std::vector<ir::Value>& results);
 bool can_fail(const ir::Node& n);
 // For a scan: whether its number of steps can be invalid or any step computation can fail.
 bool scan_can_fail(const ir::ScanNode& n);
+// The number of steps a scan takes (before `until` stops it) whatever the arguments, when it is a
+// constant and cannot be invalid: a constant `steps` >= 0 with sequences of constant lengths long
+// enough, or sequences of constant lengths; nullopt otherwise.
+std::optional<int64_t> constant_step_count(const ir::ScanNode& n);
 
 }  // namespace scangen::passes

@@ -1,0 +1,106 @@
+// in-place: a state whose init nothing else reads is computed in the state's own storage.
+//
+// Matches: a state of a scan whose steps are tensors (not scalars, which live in registers), that
+// the step reads (an init no step reads is not copied anyway), and
+// whose init is computed fresh by an operation of this graph (element-wise operations, fills,
+// matrix products, reductions along an axis, set/inc) used by nothing but this scan, once, and
+// computed by nodes none of which can fail (the init is then computed just before the loop rather
+// than with the scan's other inputs, which must not change which error comes first).
+// Produces: the state marked `in-place` (ir::ScanState::init_in_place): the lowering writes the
+// init straight into the first rows of the state's buffer instead of a buffer of its own that the
+// loop would copy, saving one buffer and one copy per state.
+// Must not fire on: an init that is an argument (the caller's buffer is read-only), a view (a
+// slice, a reshape, a scan's result), a value also read elsewhere (returned, used by another
+// node or twice by this scan), or one whose computation can fail.
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes/pass.h"
+#include "passes/util.h"
+
+namespace scangen::passes {
+namespace {
+
+using ir::NodeKind;
+using ir::Value;
+
+bool computes_fresh_buffer(const ir::Node& n) {
+  switch (n.kind()) {
+    case NodeKind::Unary:
+    case NodeKind::Binary:
+    case NodeKind::Select:
+    case NodeKind::Cast:
+    case NodeKind::Fill:
+    case NodeKind::Arange:
+    case NodeKind::MatMul:
+    case NodeKind::Update: return true;
+    case NodeKind::Reduce: return n.as<ir::ReduceNode>()->axis().has_value();
+    default: return false;
+  }
+}
+
+bool closure_can_fail(const Value& v) {
+  for (const ir::Node* node : ir::topological_order(ir::Graph{{}, {v}}))
+    if (can_fail(*node)) return true;
+  return false;
+}
+
+}  // namespace
+
+ir::Program run_in_place(const ir::Program& program, PassContext& context) {
+  return rewrite_graphs(program, [&](const ir::Graph& graph) {
+    std::vector<const ir::Node*> order = ir::topological_order(graph);
+    std::map<std::pair<const ir::Node*, int>, int> uses;
+    for (const ir::Node* node : order)
+      for (const Value& in : node->inputs()) ++uses[{in.node.get(), in.index}];
+    for (const Value& r : graph.results) ++uses[{r.node.get(), r.index}];
+
+    // Rebuilt in order: a node whose inputs changed is rebuilt on the new ones.
+    ir::Builder builder;
+    std::unordered_map<Value, Value, ir::ValueHash> now;
+    auto current = [&](const Value& v) {
+      auto it = now.find(v);
+      return it == now.end() ? v : it->second;
+    };
+    bool changed = false;
+    for (const ir::Node* node : order) {
+      if (node->kind() == NodeKind::Param) continue;
+      std::vector<Value> inputs;
+      bool inputs_changed = false;
+      for (const Value& in : node->inputs()) {
+        inputs.push_back(current(in));
+        inputs_changed = inputs_changed || !(inputs.back() == in);
+      }
+      ir::NodeRef rebuilt;
+      if (const auto* scan = node->as<ir::ScanNode>()) {
+        ir::ScanInfo info = scan->info();
+        int marked = 0;
+        for (size_t s = 0; s < info.states.size(); ++s) {
+          ir::ScanState& state = info.states[s];
+          const Value& init = scan->input(info.init_input(int(s)));
+          bool tensor_steps = scan->output_types()[s].rank() >= 2;
+          if (state.init_in_place || !tensor_steps || state.max_lag() == 0 || !computes_fresh_buffer(*init.node) ||
+              uses[{init.node.get(), init.index}] != 1 || closure_can_fail(init))
+            continue;
+          state.init_in_place = true;
+          ++marked;
+        }
+        if (marked) {
+          rebuilt = builder.rebuild_scan(*scan, inputs, std::move(info), scan->body_ptr());
+          context.fired(marked);
+        }
+      }
+      if (!rebuilt && inputs_changed) rebuilt = builder.rebuild(*node, inputs);
+      if (!rebuilt) continue;
+      changed = true;
+      for (int i = 0; i < node->num_outputs(); ++i) now.emplace(node->output(i), rebuilt->output(i));
+    }
+    if (!changed) return graph;
+    ir::Graph out = graph;
+    for (Value& r : out.results) r = current(r);
+    return out;
+  });
+}
+
+}  // namespace scangen::passes

@@ -1,0 +1,86 @@
+// one-step: a scan that takes exactly one step becomes straight-line code.
+//
+// Matches: a scan whose number of steps is 1 whatever the arguments (passes/util.h:
+// constant_step_count: `steps = 1` with sequences of constant length long enough, or sequences
+// of constant lengths whose taps leave one step), with or without `reverse`; with `until` only
+// when computing the `until` flag cannot fail (one step is taken whatever the flag says, but its
+// errors must stay).
+// Produces: the step's computation in the enclosing graph with the loop index 0; a sequence tap k
+// reads row k - m of its sequence (forward) or row k - M - 1, counted from the end (reverse: the
+// first step reads the last rows); a state tap of lag k reads the init (or its row L - k when the
+// init holds L rows); each result is the step value reshaped to one row.
+// Must not fire on: a step count that is not provably 1 (a `steps` argument, a sequence whose
+// length is not a constant: the scan would report that it is too short, or take another number
+// of steps).
+#include "ir/mutator.h"
+#include "passes/pass.h"
+#include "passes/util.h"
+
+namespace scangen::passes {
+namespace {
+
+using ir::Value;
+
+Value row(ir::Builder& b, const Value& x, int64_t index, const Loc& loc) {
+  return b.index(x, {ir::IndexSpec{}}, {b.int_constant(index, loc)}, loc);
+}
+
+// v with a leading dimension of 1: one step's row stacked.
+Value as_one_row(ir::Builder& b, const Value& v, const Loc& loc) {
+  std::vector<Value> dims{b.int_constant(1, loc)};
+  std::vector<ir::Dim> static_dims{ir::Dim::constant(1)};
+  for (int axis = 0; axis < v.type().rank(); ++axis) {
+    dims.push_back(b.dim_size(v, axis, loc));
+    static_dims.push_back(v.type().shape[size_t(axis)]);
+  }
+  return b.reshape(v, std::move(dims), std::move(static_dims), loc);
+}
+
+bool until_can_fail(const ir::ScanNode& n) {
+  if (!n.info().has_until) return false;
+  ir::Graph flag{n.body().params, {n.body().results.back()}};
+  for (const ir::Node* node : ir::topological_order(flag))
+    if (can_fail(*node)) return true;
+  return false;
+}
+
+}  // namespace
+
+ir::Program run_one_step(const ir::Program& program, PassContext& context) {
+  return rewrite_scans(program, [&](const ir::ScanNode& n, ir::Builder& b) -> std::optional<std::vector<Value>> {
+    const ir::ScanInfo& info = n.info();
+    if (constant_step_count(n) != 1 || until_can_fail(n)) return std::nullopt;
+    const Loc& loc = n.loc();
+
+    std::vector<Value> replacements(n.body().params.size());
+    replacements[size_t(info.body_index_param())] = b.int_constant(0, loc);
+    for (size_t s = 0; s < info.sequences.size(); ++s) {
+      const ir::ScanSequence& seq = info.sequences[s];
+      const Value& u = n.input(info.sequence_input(int(s)));
+      for (size_t k = 0; k < seq.taps.size(); ++k) {
+        int64_t tap = seq.taps[k];
+        int64_t index = info.reverse ? tap - seq.max_tap() - 1 : tap - seq.min_tap();
+        replacements[size_t(info.body_sequence_param(int(s), int(k)))] = row(b, u, index, loc);
+      }
+    }
+    for (size_t s = 0; s < info.states.size(); ++s) {
+      const ir::ScanState& state = info.states[s];
+      const Value& init = n.input(info.init_input(int(s)));
+      for (size_t k = 0; k < state.lags.size(); ++k) {
+        int64_t lag = state.lags[k];
+        replacements[size_t(info.body_state_param(int(s), int(k)))] =
+            state.init_has_rows() ? row(b, init, state.max_lag() - lag, loc) : init;
+      }
+    }
+    for (int p = 0; p < info.num_params; ++p)
+      replacements[size_t(info.body_param(p))] = n.input(info.param_input(p));
+
+    std::vector<Value> step = ir::substitute_params(replacements, n.body().results);
+    std::vector<Value> outs;
+    for (int i = 0; i < info.num_outputs(); ++i) outs.push_back(as_one_row(b, step[size_t(i)], loc));
+    context.fired();
+    return outs;
+  });
+}
+
+}  // namespace scangen::passes
