@@ -290,29 +290,22 @@ void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>&
   const int64_t k_value = sg::cast<int64_t>(k);
   // scan at 3:15
   if (!(k_value >= 0)) scangen_rt_v1::fail(3, 15, "steps is ", int64_t{k_value}, "; it must be >= 0");
-  const int64_t capacity = 2 * A_d0;
-  float* __restrict const acc = acc_storage.ensure(capacity);
+  float* __restrict const acc = acc_storage.ensure(A_d0);
   SCANGEN_IVDEP
   for (int64_t i = 0; i < A_d0; ++i) {
     acc[i] = 1.0f;
   }
   for (int64_t step = 0; step < k_value; ++step) {
-    const int64_t row = sg::mod((step + 1), int64_t{2});
-    float* __restrict const acc_t = acc + (row * A_d0);
-    const int64_t row_2 = sg::mod(((step - 1) + 1), int64_t{2});
-    const float* __restrict const acc_m1 = acc + (row_2 * A_d0);
     SCANGEN_IVDEP
     for (int64_t i_2 = 0; i_2 < A_d0; ++i_2) {
-      acc_t[i_2] = acc_m1[i_2] * A[i_2];
+      acc[i_2] = acc[i_2] * A[i_2];
     }
   }
   const int64_t acc_rows = sg::min<int64_t>(k_value, 1);
-  const int64_t row_4 = sg::mod((sg::max<int64_t>((k_value - 1), 0) + 1), int64_t{2});
-  float* __restrict const acc_last = acc + (row_4 * A_d0);
   const int64_t index = -1 + acc_rows;
   if (!((index >= 0) && (index < acc_rows))) scangen_rt_v1::fail(7, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{acc_rows});
   const int64_t offset = index * A_d0;
-  float* __restrict const view = acc_last + offset;
+  float* __restrict const view = acc + offset;
   result0 = scangen::Tensor<float>::adopt(acc_storage.release(), view, {A_d0});
 }
 

@@ -106,6 +106,40 @@ bool computes_elementwise(NodeKind k) {
   }
 }
 
+// Whether state `s` of a scan (lags {1}, tensor steps) may be updated in a single row, its step
+// overwriting X[t-1] element by element: every node of the step that reads X[t-1] copies what it
+// needs into fresh memory before the state's loop (a product, a reduction, an element-wise value
+// computed on its own) or is fused into that loop, reading element i just before it writes
+// element i (element-wise operations); no view of X[t-1] (a slice, a reshape) exists; and every
+// value that depends on X[t-1] is computed by the end of that loop, i.e. is needed by the state's
+// step value, which is itself computed element-wise into the row.
+bool updates_in_one_row(const ir::ScanNode& n, int s) {
+  const ir::ScanInfo& info = n.info();
+  const ir::Graph& body = n.body();
+  const Value& result = body.results[size_t(s)];
+  NodeKind root = result.node->kind();
+  if (root != NodeKind::Unary && root != NodeKind::Binary && root != NodeKind::Select && root != NodeKind::Cast)
+    return false;
+  const ir::Node* previous = body.params[size_t(info.body_state_param(s, 0))].node.get();
+  std::set<const ir::Node*> needed;
+  for (const ir::Node* node : ir::topological_order(ir::Graph{{}, {result}})) needed.insert(node);
+  std::set<const ir::Node*> depends{previous};
+  for (const ir::Node* node : ir::topological_order(body)) {
+    bool reads_previous = false, depends_on_previous = false;
+    for (const Value& in : node->inputs()) {
+      reads_previous = reads_previous || in.node.get() == previous;
+      depends_on_previous = depends_on_previous || depends.count(in.node.get()) > 0;
+    }
+    if (!depends_on_previous) continue;
+    depends.insert(node);
+    if (!needed.count(node)) return false;
+    if (reads_previous && !computes_elementwise(node->kind()) && node->kind() != NodeKind::MatMul &&
+        node->kind() != NodeKind::Reduce)
+      return false;
+  }
+  return true;
+}
+
 class GraphLowering {
  public:
   GraphLowering(FunctionLowering& f, const ir::Graph& g, std::vector<Tensor> params);
@@ -1322,6 +1356,7 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
     ExprRef row_size;
     // The buffer row of step s (s may be negative: a state's init rows).
     ExprRef row_of(ExprRef s) const {
+      if (kind == Kind::Ring && ring == 1) return lir::i64(0);
       ExprRef r = lir::add(std::move(s), lir::i64(prefix));
       return kind == Kind::Ring ? lir::binary(ir::BinaryOp::Mod, r, lir::i64(ring)) : r;
     }
@@ -1390,6 +1425,10 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
       store.kind = RowStore::Kind::Ring;
       store.ring = std::max(store.prefix + 1, store.window);
     }
+    // A state that keeps at most its last row, with an element-wise step, lives in one row.
+    if (is_state && !scalar_state && store.kind == RowStore::Kind::Ring && store.window <= 1 &&
+        info.states[size_t(i)].lags == std::vector<int64_t>{1} && updates_in_one_row(n, i))
+      store.ring = 1;
     if (store.kind == RowStore::Kind::None) continue;
     DType d = n.output_types()[size_t(i)].dtype;
     bool all = store.kind == RowStore::Kind::All;
@@ -1465,6 +1504,9 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         p.dims = st.row_dims;
         if (st.scalar) {
           p.scalar = st.registers[size_t(lag - 1)];
+        } else if (stores[s].kind == RowStore::Kind::Ring && stores[s].ring == 1) {
+          // One row, read and overwritten through one pointer (two would alias under __restrict).
+          p.data = current[s];
         } else {
           ExprRef row = F.let("row", stores[s].row_of(lir::sub(step, lir::i64(lag))));
           p.data = F.let_pointer(decl.name + "_m" + std::to_string(lag), stores[s].base,

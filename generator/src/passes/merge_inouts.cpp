@@ -7,8 +7,8 @@
 // standing for the first's).
 // Produces: one sequence, parameter, output or state; the uses of the other read it.
 // Must not fire on: sequences of one value whose rows differ (`u[t]` of a sequence read at taps
-// [-1, 0] is row t + 1; of one read at [0], row t) or whose taps span more steps, states with different inits or lags, or step values
-// that differ anywhere.
+// [-1, 0] is row t + 1; of one read at [0], row t) or whose taps span more steps, states with
+// different inits or lags, or step values that differ anywhere.
 #include <algorithm>
 #include <optional>
 
