@@ -79,11 +79,17 @@ void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
   cmd->add_option("-O", o.opt_level, for_ir ? "Rewrites: -O0 (none, the default here) or -O2 (all)"
                                             : "Rewrites: -O0 (none) or -O2 (all, the default)")
       ->check(CLI::IsMember({0, 2}));
-  cmd->add_option("--disable-pass", o.disabled, "Skip a rewrite (repeatable; see scangen ir --list-passes)");
+  // One name per occurrence (or a comma-separated list): `--disable-pass X u=[1]` must leave the
+  // argument to the positionals.
+  cmd->add_option("--disable-pass", o.disabled, "Skip rewrites (repeatable, or comma-separated; see scangen ir --list-passes)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_flag("--verify-each", o.verify_each, "Run the IR verifier after every rewrite");
   cmd->add_flag("--stats", o.stats, "Print how many times each rewrite fired (on stderr)");
   if (for_ir) {
-    cmd->add_option("--passes", o.only, "Run exactly these rewrites, in this order (comma-separated)")->delimiter(',');
+    cmd->add_option("--passes", o.only, "Run exactly these rewrites, in this order (comma-separated)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
     cmd->add_flag("--print-after-all", o.print_after_all, "Print the IR after every rewrite");
   }
 }
@@ -120,6 +126,14 @@ std::vector<HostTensor> parse_arguments(const ir::Function& fn, const std::vecto
 
 // Parses, analyzes and rewrites a file, printing its diagnostics (and what the options ask for).
 std::optional<ir::Program> load_program(Driver& driver, const std::string& file, const PassOptions& o) {
+  // A pass name that the table does not have is a mistake on the command line.
+  for (const std::vector<std::string>* names : {&o.only, &o.disabled})
+    for (const std::string& name : *names)
+      if (!passes::find_pass(name)) {
+        std::string known;
+        for (const passes::PassInfo& p : passes::pass_table()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+        throw UsageError("unknown pass '" + name + "' (the passes: " + known + ")");
+      }
   PipelineOptions options;
   options.opt_level = o.opt_level;
   options.only_passes = o.only;
