@@ -1,16 +1,19 @@
 // merge-scans: two loops over the same steps become one loop.
 //
 // Matches: two scans of one graph, neither reading (even indirectly) what the other computes, in
-// the same direction, without `until`, taking the same number of steps whatever the arguments
-// (the same `steps` value, or, without `steps`, the same number of rows left by their sequences'
-// lengths and taps), neither of which can fail (passes/util.h: scan_can_fail).
+// the same direction, taking the same number of steps whatever the arguments (the same `steps`
+// value, or, without `steps`, the same number of rows left by their sequences' lengths and taps),
+// neither of which can fail (passes/util.h: scan_can_fail), both without `until` or both with the
+// same `until` (the same computation of the loop index, the same sequence rows and parameters:
+// `until t >= m`, `until u[t] < 0`), which then stops both at the same step.
 // Produces: one scan reading the sequences, states and parameters of both, whose step does both
 // steps, the first scan's then the second's; the uses of either read its outputs (merge-inouts
 // then reads a sequence or parameter the two shared once).
 // Must not fire on: scans one of which feeds the other, scans whose step counts may differ (a
-// `steps` value against sequence lengths, lengths not provably equal), scans with `until` (the
-// first to stop would stop both), or a scan that can fail (the merged loop would interleave the
+// `steps` value against sequence lengths, lengths not provably equal), scans whose `until` flags
+// differ or read their own states (the first to stop would stop both), or a scan that can fail (the merged loop would interleave the
 // two scans' steps and could report a different error first).
+#include <algorithm>
 #include <set>
 #include <unordered_set>
 
@@ -31,12 +34,31 @@ std::optional<ir::Dim> steps_of(const ir::ScanNode& n) {
   return std::nullopt;
 }
 
+// The rows each sequence of a scan without `steps` leaves (its length less its taps' span): the
+// scan takes the least of them, before `until` stops it.
+std::vector<ir::Dim> rows_left(const ir::ScanNode& n) {
+  std::vector<ir::Dim> rows;
+  for (size_t s = 0; s < n.info().sequences.size(); ++s)
+    rows.push_back(n.input(n.info().sequence_input(int(s))).type().shape[0].plus(-n.info().sequences[s].span()));
+  return rows;
+}
+
+bool same_dims(const std::vector<ir::Dim>& a, const std::vector<ir::Dim>& b) {
+  auto covered = [](const std::vector<ir::Dim>& p, const std::vector<ir::Dim>& q) {
+    return std::all_of(p.begin(), p.end(), [&](const ir::Dim& d) {
+      return std::any_of(q.begin(), q.end(), [&](const ir::Dim& e) { return d.same_as(e); });
+    });
+  };
+  return covered(a, b) && covered(b, a);
+}
+
 bool same_number_of_steps(const ir::ScanNode& a, const ir::ScanNode& b) {
   const ir::ScanInfo &x = a.info(), &y = b.info();
   if (x.has_steps != y.has_steps) return false;
   if (x.has_steps) return a.input(x.steps_input()) == b.input(y.steps_input());
+  if (same_dims(rows_left(a), rows_left(b))) return true;
   auto sa = steps_of(a), sb = steps_of(b);
-  return sa && sb && sa->same_as(*sb);
+  return !x.has_until && sa && sb && sa->same_as(*sb);
 }
 
 // Whether `to` is reachable from the inputs of `from`.
@@ -54,10 +76,48 @@ bool reads(const ir::Node& from, const ir::Node& to) {
   return false;
 }
 
+// The row of its sequence that tap k of sequence s reads, as an offset that is the same for two
+// sequences of one value read at the same row: from the first row (forward) or the last (reverse).
+int64_t row_offset(const ir::ScanInfo& info, size_t s, size_t k) {
+  const ir::ScanSequence& seq = info.sequences[s];
+  return info.reverse ? seq.max_tap() - seq.taps[k] : seq.taps[k] - seq.min_tap();
+}
+
+// Whether the `until` flags of a and b are the same at every step: b's flag, with the loop index,
+// the sequence rows and the parameters it reads standing for a's that are the same outer values,
+// is a's flag (once simplified). A flag that reads a state or an output is never the same.
+bool same_until(const ir::ScanNode& a, const ir::ScanNode& b) {
+  const ir::ScanInfo &x = a.info(), &y = b.info();
+  const std::vector<Value>& a_params = a.body().params;
+  std::vector<Value> b_as_a(b.body().params.size());
+  ir::Builder builder;
+  for (size_t i = 0; i < b_as_a.size(); ++i) {
+    // What has no counterpart in a becomes a fresh param: a flag that reads it differs from a's.
+    const auto* p = b.body().params[i].node->as<ir::ParamNode>();
+    b_as_a[i] = builder.param(p->output_types()[0], int(a_params.size() + i), p->name(), p->loc());
+  }
+  b_as_a[size_t(y.body_index_param())] = a_params[size_t(x.body_index_param())];
+  for (size_t s = 0; s < y.sequences.size(); ++s)
+    for (size_t k = 0; k < y.sequences[s].taps.size(); ++k)
+      for (size_t t = 0; t < x.sequences.size(); ++t)
+        for (size_t j = 0; j < x.sequences[t].taps.size(); ++j)
+          if (a.input(x.sequence_input(int(t))) == b.input(y.sequence_input(int(s))) &&
+              row_offset(x, t, j) == row_offset(y, s, k))
+            b_as_a[size_t(y.body_sequence_param(int(s), int(k)))] = a_params[size_t(x.body_sequence_param(int(t), int(j)))];
+  for (int p = 0; p < y.num_params; ++p)
+    for (int q = 0; q < x.num_params; ++q)
+      if (a.input(x.param_input(q)) == b.input(y.param_input(p)))
+        b_as_a[size_t(y.body_param(p))] = a_params[size_t(x.body_param(q))];
+  std::vector<Value> flags = simplify_values(
+      {a.body().results.back(), ir::substitute_params(b_as_a, {b.body().results.back()})[0]});
+  return flags[0] == flags[1];
+}
+
 bool can_merge(const ir::ScanNode& a, const ir::ScanNode& b) {
   const ir::ScanInfo &x = a.info(), &y = b.info();
-  return x.reverse == y.reverse && !x.has_until && !y.has_until && x.truncate_gradient == y.truncate_gradient &&
-         same_number_of_steps(a, b) && !scan_can_fail(a) && !scan_can_fail(b) && !reads(a, b) && !reads(b, a);
+  return x.reverse == y.reverse && x.has_until == y.has_until && x.truncate_gradient == y.truncate_gradient &&
+         same_number_of_steps(a, b) && !scan_can_fail(a) && !scan_can_fail(b) && !reads(a, b) && !reads(b, a) &&
+         (!x.has_until || same_until(a, b));
 }
 
 // The merged scan; returns, for each output of a then of b, the merged scan's output.
@@ -135,6 +195,8 @@ std::vector<Value> merge(const ir::ScanNode& a, const ir::ScanNode& b, ir::Build
   };
   for (const auto& part : {states_of(a_results, x), states_of(b_results, y), outputs_of(a_results, x), outputs_of(b_results, y)})
     body->results.insert(body->results.end(), part.begin(), part.end());
+  // The flags are the same (same_until): a's stops both.
+  if (x.has_until) body->results.push_back(a_results.back());
 
   std::optional<ir::Dim> steps = steps_of(a);
   if (!steps) steps = steps_of(b);
