@@ -1317,11 +1317,9 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
     ExprRef allowed = seq.span() == 0 ? u.dims[0]
                                       : F.let("allowed", lir::max(lir::sub(u.dims[0], lir::i64(seq.span())), lir::i64(0)));
     if (info.has_steps) {
-      std::string taps;
-      for (size_t k = 0; k < seq.taps.size(); ++k) taps += (k ? ", " : "") + std::to_string(seq.taps[k]);
       F.check(lir::ge(allowed, steps), n.loc(),
               {{"sequence '" + seq.label + "' has length ", nullptr}, {"", u.dims[0]},
-               {" and taps [" + taps + "]: too short for steps = ", nullptr}, {"", steps},
+               {" and taps [" + seq.taps_text() + "]: too short for steps = ", nullptr}, {"", steps},
                {" (it allows ", nullptr}, {"", allowed}, {")", nullptr}});
     } else {
       steps = s == 0 ? allowed : F.let("steps", lir::min(steps, allowed));

@@ -886,7 +886,8 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   auto body = std::make_shared<ir::Graph>();
   body->params.push_back(f.index_param);
   for (const auto& seq : f.sequences) {
-    info.sequences.push_back({std::vector<int64_t>(seq.taps.begin(), seq.taps.end()), seq.label});
+    std::vector<int64_t> taps(seq.taps.begin(), seq.taps.end());
+    info.sequences.push_back({taps, seq.label, taps});
     for (const Value& p : seq.tap_params) body->params.push_back(p);
   }
   for (const auto& out : f.outputs) {

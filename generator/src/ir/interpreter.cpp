@@ -759,9 +759,7 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
     int64_t allowed = std::max<int64_t>(length - seq.span(), 0);
     if (info.has_steps) {
       if (allowed < steps) {
-        std::string taps;
-        for (size_t k = 0; k < seq.taps.size(); ++k) taps += (k ? ", " : "") + std::to_string(seq.taps[k]);
-        fail(n.loc(), "sequence '" + seq.label + "' has length " + std::to_string(length) + " and taps [" + taps +
+        fail(n.loc(), "sequence '" + seq.label + "' has length " + std::to_string(length) + " and taps [" + seq.taps_text() +
                           "]: too short for steps = " + std::to_string(steps) + " (it allows " +
                           std::to_string(allowed) + ")");
       }

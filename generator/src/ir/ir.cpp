@@ -133,6 +133,12 @@ int ScanInfo::body_param(int i) const {
   return body_state_param(static_cast<int>(states.size()), 0) + i;
 }
 
+std::string ScanSequence::taps_text() const {
+  std::string text;
+  for (int64_t k : taps_in_messages()) text += (text.empty() ? "" : ", ") + std::to_string(k);
+  return text;
+}
+
 bool ScanInfo::operator==(const ScanInfo& o) const {
   if (has_steps != o.has_steps || reverse != o.reverse || has_until != o.has_until ||
       truncate_gradient != o.truncate_gradient || index_name != o.index_name ||
@@ -140,7 +146,8 @@ bool ScanInfo::operator==(const ScanInfo& o) const {
       sequences.size() != o.sequences.size() || states.size() != o.states.size())
     return false;
   for (size_t i = 0; i < sequences.size(); ++i)
-    if (sequences[i].taps != o.sequences[i].taps || sequences[i].label != o.sequences[i].label)
+    if (sequences[i].taps != o.sequences[i].taps || sequences[i].label != o.sequences[i].label ||
+        sequences[i].taps_in_messages() != o.sequences[i].taps_in_messages())
       return false;
   for (size_t i = 0; i < states.size(); ++i)
     if (states[i].name != o.states[i].name || states[i].lags != o.states[i].lags ||

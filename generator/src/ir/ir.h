@@ -324,6 +324,11 @@ struct Graph;
 struct ScanSequence {
   std::vector<int64_t> taps;  // sorted, unique: tap k reads U[t + k] in iteration terms
   std::string label;          // the expression as written, for messages ("arange(n)")
+  // The taps as written, for messages: rewrites drop taps nothing reads (when that changes neither
+  // m nor M), but an error must name the taps the user wrote. Empty: `taps`.
+  std::vector<int64_t> written_taps;
+  const std::vector<int64_t>& taps_in_messages() const { return written_taps.empty() ? taps : written_taps; }
+  std::string taps_text() const;  // "-2, 0": taps_in_messages() as messages print them
   int64_t min_tap() const { return std::min<int64_t>(taps.front(), 0); }  // m
   int64_t max_tap() const { return std::max<int64_t>(taps.back(), 0); }   // M
   int64_t span() const { return max_tap() - min_tap(); }                 // steps lost: M - m

@@ -3,7 +3,8 @@
 // Matches: a state of a scan whose steps are tensors (not scalars, which live in registers), that
 // the step reads (an init no step reads is not copied anyway), and
 // whose init is computed fresh by an operation of this graph (element-wise operations, fills,
-// matrix products, reductions along an axis, set/inc) used by nothing but this scan, once, and
+// matrix products, reductions along an axis; set/inc too, though an index can always fail) used
+// by nothing but this scan, once, and
 // computed by nodes none of which can fail (the init is then computed just before the loop rather
 // than with the scan's other inputs, which must not change which error comes first).
 // Produces: the state marked `in-place` (ir::ScanState::init_in_place): the lowering writes the

@@ -7,7 +7,8 @@
 // the rest of the step are recomputed outside the scan and enter it as new parameters.
 // Produces: the computation before the loop; the step reads the new parameter.
 // Must not fire on: a computation that can fail (moved out, it would run, and fail, even when the
-// loop takes zero steps); a bare constant or parameter (nothing to gain); a nested scan.
+// loop takes zero steps), a nested scan that can fail included; a bare constant or parameter
+// (nothing to gain). A nested scan over parameters only that cannot fail moves out whole.
 #include <unordered_map>
 #include <unordered_set>
 

@@ -125,7 +125,7 @@ ir::Program run_push_out_seq(const ir::Program& program, PassContext& context) {
     for (const ir::Node* root : worth) {
       Value value = root->output(0);
       std::string label = "precomputed" + std::to_string(added++);
-      new_info.sequences.push_back({{0}, label});
+      new_info.sequences.push_back({{0}, label, {}});
       inputs.push_back(lifter.lift(value));
       Value np = b.param(value.type(), int(new_body->params.size()), label + "[t]", root->loc());
       new_body->params.push_back(np);

@@ -132,6 +132,7 @@ ir::Program run_remove_constants_and_unused(const ir::Program& program, PassCont
       if (!keep_seq[s]) continue;
       ir::ScanSequence seq;
       seq.label = info.sequences[s].label;
+      seq.written_taps = info.sequences[s].taps_in_messages();
       for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
         if (keep_tap[s][k]) {
           seq.taps.push_back(info.sequences[s].taps[k]);

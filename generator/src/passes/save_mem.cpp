@@ -9,7 +9,9 @@
 // Correct with `until` (the rows kept are the last ones taken, or the scan stops earlier
 // anyway), `reverse` (rows are in iteration order) and zero steps (the output has no rows, so an
 // index is out of range exactly as before).
-// Must not fire on: an output used as a whole, or through a computed index.
+// Must not fire on: an output used as a whole, or through a computed index; the step count is not
+// cut when a later step could fail or a sequence may be too short for `steps` (the error of a step
+// not taken would vanish).
 #include <unordered_map>
 
 #include "ir/mutator.h"
@@ -74,7 +76,11 @@ class SaveMem : public ir::Mutator {
         if (!(r.constant_only && r.prefix > 0 && r.suffix == 0)) every_used_output_reads_a_prefix = false;
         prefix = std::max(prefix, r.prefix);
       }
-      if (any_used && every_used_output_reads_a_prefix && !already_cut(*scan, prefix)) d.max_steps = prefix;
+      // Steps not taken must not take their errors with them: a step that can fail, or a sequence
+      // too short for the `steps` asked for, keeps the count.
+      if (any_used && every_used_output_reads_a_prefix && !already_cut(*scan, prefix) &&
+          !sequences_may_be_too_short(*scan) && !step_can_fail(*scan))
+        d.max_steps = prefix;
       if (!d.windows.empty() || d.max_steps) decisions_.emplace(scan, d);
     }
   }

@@ -234,26 +234,42 @@ bool can_fail(const ir::Node& n) {
   return true;
 }
 
-bool scan_can_fail(const ir::ScanNode& n) {
+namespace {
+
+// The number of steps `steps` gives, as a static dimension, when it is provably >= 0.
+std::optional<ir::Dim> valid_steps(const ir::ScanNode& n) {
+  const ir::Value& steps = n.input(n.info().steps_input());
+  if (auto c = ir::constant_value(steps); c && c->i >= 0) return ir::Dim::constant(c->i);
+  if (const auto* d = steps.node->as<ir::DimSizeNode>()) return d->input(0).type().shape[size_t(d->axis())];
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool sequences_may_be_too_short(const ir::ScanNode& n) {
   const ir::ScanInfo& info = n.info();
-  if (info.has_steps) {
-    // `steps` must be >= 0, and every sequence long enough for that many steps.
-    const ir::Value& steps = n.input(info.steps_input());
-    std::optional<ir::Dim> count;
-    if (auto c = ir::constant_value(steps); c && c->i >= 0) count = ir::Dim::constant(c->i);
-    if (const auto* d = steps.node->as<ir::DimSizeNode>()) count = d->input(0).type().shape[size_t(d->axis())];
-    if (!count) return true;
-    for (size_t s = 0; s < info.sequences.size(); ++s) {
-      const ir::Dim& length = n.input(info.sequence_input(int(s))).type().shape[0];
-      int64_t span = info.sequences[s].span();
-      bool long_enough = length.plus(-span).same_as(*count) ||
-                         (length.is_const() && count->is_const() && *length.const_value() >= *count->const_value() + span);
-      if (!long_enough) return true;
-    }
+  if (!info.has_steps || info.sequences.empty()) return false;
+  std::optional<ir::Dim> count = valid_steps(n);
+  if (!count) return true;
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    const ir::Dim& length = n.input(info.sequence_input(int(s))).type().shape[0];
+    int64_t span = info.sequences[s].span();
+    bool long_enough = length.plus(-span).same_as(*count) ||
+                       (length.is_const() && count->is_const() && *length.const_value() >= *count->const_value() + span);
+    if (!long_enough) return true;
   }
+  return false;
+}
+
+bool step_can_fail(const ir::ScanNode& n) {
   for (const ir::Node* node : ir::topological_order(n.body()))
     if (can_fail(*node)) return true;
   return false;
+}
+
+bool scan_can_fail(const ir::ScanNode& n) {
+  if (n.info().has_steps && !valid_steps(n)) return true;  // `steps` must be >= 0
+  return sequences_may_be_too_short(n) || step_can_fail(n);
 }
 
 std::optional<int64_t> constant_step_count(const ir::ScanNode& n) {

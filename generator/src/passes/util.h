@@ -47,6 +47,10 @@ std::vector<ir::Value> simplify_values(const std::vector<ir::Value>& results);
 bool can_fail(const ir::Node& n);
 // For a scan: whether its number of steps can be invalid or any step computation can fail.
 bool scan_can_fail(const ir::ScanNode& n);
+// With `steps`: whether a sequence may be too short for it (an error of the scan).
+bool sequences_may_be_too_short(const ir::ScanNode& n);
+// Whether a computation of the step can fail (at some step, for some arguments).
+bool step_can_fail(const ir::ScanNode& n);
 // The number of steps a scan takes (before `until` stops it) whatever the arguments, when it is a
 // constant and cannot be invalid: a constant `steps` >= 0 with sequences of constant lengths long
 // enough, or sequences of constant lengths; nullopt otherwise.
