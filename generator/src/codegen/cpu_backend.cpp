@@ -100,7 +100,10 @@ class Printer {
         std::string a = expr(e->a);
         switch (e->uop) {
           case ir::UnaryOp::Not: return "!" + a;
-          case ir::UnaryOp::Neg: return is_float(e->type) ? "-" + a : "sg::neg(" + a + ")";
+          case ir::UnaryOp::Neg:
+            if (!is_float(e->type)) return "sg::neg(" + a + ")";
+            // `--x` would be a decrement: a negated negative operand gets parentheses.
+            return a[0] == '-' ? "-(" + a + ")" : "-" + a;
           default: return std::string("sg::") + ir::unary_op_name(e->uop) + "(" + a + ")";
         }
       }

@@ -854,6 +854,8 @@ struct GraphLowering::Cluster {
     bool same_shape = false;
   };
   std::map<std::pair<const ir::Node*, int>, Leaf> leaves;
+  // The leaves in the order they were found: emitted code must not depend on node addresses.
+  std::vector<std::pair<const ir::Node*, int>> leaf_order;
 };
 
 Tensor GraphLowering::elementwise(const ir::Node& root, const ExprRef& dest) {
@@ -889,6 +891,7 @@ Tensor GraphLowering::elementwise(const ir::Node& root, const ExprRef& dest) {
       }();
       if (!leaf.same_shape) c.flat = false;
       c.leaves.emplace(key, std::move(leaf));
+      c.leaf_order.push_back(key);
     }
   };
   gather(root);
@@ -908,7 +911,8 @@ Tensor GraphLowering::elementwise(const ir::Node& root, const ExprRef& dest) {
   }
   // Nested loops: strides of every leaf, 0 along the dimensions it is broadcast over.
   size_t rank = size_t(root_type.rank());
-  for (auto& [key, leaf] : c.leaves) {
+  for (const auto& key : c.leaf_order) {
+    Cluster::Leaf& leaf = c.leaves.at(key);
     const ir::Type& lt = key.first->output_types()[size_t(key.second)];
     size_t lr = size_t(lt.rank());
     leaf.strides.assign(rank, lir::i64(0));

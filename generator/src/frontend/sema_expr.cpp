@@ -676,9 +676,10 @@ SValue Analyzer::call(const ast::Call& c, Scope& scope) {
     if (!x.ok()) return x;
     DType to = *c.cast_to;
     if (x.weak && to != DType::Bool) {
-      // f32(2) is the literal 2 as f32; a float literal cast to an integer truncates.
-      if (auto l = literal_of(x); l && l->is_float && is_int(to)) {
-        SValue f = materialize(x, DType::F64, c.loc);
+      // f32(2) is the literal 2 as f32; a float literal (or a float computed from literals,
+      // `i64(exp(1))`) cast to an integer truncates: it is a float first.
+      if (is_float(x.dtype()) && is_int(to)) {
+        SValue f = materialize(x, literal_of(x) ? DType::F64 : weak_default(x), c.loc);
         return SValue::tensor(builder_.cast(f.value, to, c.loc), c.loc);
       }
       SValue m = materialize(x, to, c.loc);

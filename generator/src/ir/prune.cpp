@@ -64,7 +64,14 @@ class DeadOutputPruner : public Mutator {
     kept_body.results = kept_results;
     Graph pruned_body = prune_dead_scan_outputs(kept_body);
 
-    bool all_kept = std::all_of(keep.begin(), keep.end(), [](bool b) { return b; });
+    // Parameters only removed outputs read are not computed either (sequences stay: their
+    // lengths decide the number of steps).
+    std::set<int> still_read = params_reached(pruned_body.results);
+    std::vector<bool> keep_param(size_t(info.num_params));
+    for (int p = 0; p < info.num_params; ++p) keep_param[size_t(p)] = still_read.count(info.body_param(p)) > 0;
+
+    bool all_kept = std::all_of(keep.begin(), keep.end(), [](bool b) { return b; }) &&
+                    std::all_of(keep_param.begin(), keep_param.end(), [](bool b) { return b; });
     if (all_kept && pruned_body.results == body.results) return keep_or_rebuild(n, std::move(inputs));
 
     // New layout: drop the inits and lag params of removed states.
@@ -81,7 +88,12 @@ class DeadOutputPruner : public Mutator {
       }
     for (size_t o = 0; o < info.outputs.size(); ++o)
       if (keep[size_t(num_states) + o]) new_info.outputs.push_back(info.outputs[o]);
-    for (int p = 0; p < info.num_params; ++p) new_inputs.push_back(inputs[size_t(info.param_input(p))]);
+    new_info.num_params = 0;
+    for (int p = 0; p < info.num_params; ++p)
+      if (keep_param[size_t(p)]) {
+        new_inputs.push_back(inputs[size_t(info.param_input(p))]);
+        ++new_info.num_params;
+      }
 
     // Renumber the body params: the old ones of kept things map to new ones.
     std::vector<Value> replacement(body.params.size());
@@ -98,7 +110,8 @@ class DeadOutputPruner : public Mutator {
     for (int s = 0; s < num_states; ++s)
       if (keep[size_t(s)])
         for (size_t k = 0; k < info.states[size_t(s)].lags.size(); ++k) add_param(info.body_state_param(s, int(k)));
-    for (int p = 0; p < info.num_params; ++p) add_param(info.body_param(p));
+    for (int p = 0; p < info.num_params; ++p)
+      if (keep_param[size_t(p)]) add_param(info.body_param(p));
     new_body.results = substitute_params(replacement, pruned_body.results);
 
     NodeRef scan = builder.rebuild_scan(n, std::move(new_inputs), std::move(new_info),
@@ -125,8 +138,15 @@ class DeadOutputPruner : public Mutator {
 }  // namespace
 
 Graph prune_dead_scan_outputs(const Graph& g) {
-  DeadOutputPruner p(g);
-  return p.mutate(g);
+  // To a fixpoint: a state removed from a later scan may leave an output of an earlier one (its
+  // init) unused.
+  Graph current = g;
+  for (;;) {
+    DeadOutputPruner p(current);
+    Graph next = p.mutate(current);
+    if (next.results == current.results) return next;
+    current = std::move(next);
+  }
 }
 
 }  // namespace scangen::ir

@@ -41,12 +41,6 @@ bool computes_fresh_buffer(const ir::Node& n) {
   }
 }
 
-bool closure_can_fail(const Value& v) {
-  for (const ir::Node* node : ir::topological_order(ir::Graph{{}, {v}}))
-    if (can_fail(*node)) return true;
-  return false;
-}
-
 }  // namespace
 
 ir::Program run_in_place(const ir::Program& program, PassContext& context) {
@@ -82,7 +76,7 @@ ir::Program run_in_place(const ir::Program& program, PassContext& context) {
           const Value& init = scan->input(info.init_input(int(s)));
           bool tensor_steps = scan->output_types()[s].rank() >= 2;
           if (state.init_in_place || !tensor_steps || state.max_lag() == 0 || !computes_fresh_buffer(*init.node) ||
-              uses[{init.node.get(), init.index}] != 1 || closure_can_fail(init))
+              uses[{init.node.get(), init.index}] != 1 || value_can_fail(init))
             continue;
           state.init_in_place = true;
           ++marked;

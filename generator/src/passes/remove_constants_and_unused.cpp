@@ -8,8 +8,8 @@
 // when its length provably does not decide the number of steps (another kept sequence is no
 // longer, or `steps` is given and it is provably long enough); states and outputs nothing needs
 // (ir/prune.h), keeping whatever `until` reads.
-// Must not fire on: a sequence that may be the shortest, or may be too short for `steps` (its
-// removal would change the number of steps or remove an error).
+// Must not fire on: a sequence that may be the shortest, or may be too short for `steps`, or
+// whose computation can fail (its removal would change the number of steps or remove an error).
 #include <set>
 
 #include "ir/mutator.h"
@@ -97,7 +97,8 @@ ir::Program run_remove_constants_and_unused(const ir::Program& program, PassCont
       bool any_read = false;
       for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
         any_read = any_read || read.count(info.body_sequence_param(int(s), int(k)));
-      if (any_read) continue;
+      // A sequence whose computation can fail stays: the error happens at -O0.
+      if (any_read || value_can_fail(n.input(info.sequence_input(int(s))))) continue;
       bool decides_nothing = false;
       if (info.has_steps) {
         // Long enough for `steps` whatever the arguments (the scan's outputs have `steps` rows).

@@ -261,6 +261,12 @@ bool sequences_may_be_too_short(const ir::ScanNode& n) {
   return false;
 }
 
+bool value_can_fail(const ir::Value& v) {
+  for (const ir::Node* node : ir::topological_order(ir::Graph{{}, {v}}))
+    if (can_fail(*node)) return true;
+  return false;
+}
+
 bool step_can_fail(const ir::ScanNode& n) {
   for (const ir::Node* node : ir::topological_order(n.body()))
     if (can_fail(*node)) return true;

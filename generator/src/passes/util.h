@@ -45,6 +45,8 @@ std::vector<ir::Value> simplify_values(const std::vector<ir::Value>& results);
 // of range, an integer division by zero, shapes that do not broadcast, ...). Rewrites that move a
 // computation out of a loop (where it would run even for zero steps) move only nodes that cannot.
 bool can_fail(const ir::Node& n);
+// Whether computing v (everything it depends on included) can fail.
+bool value_can_fail(const ir::Value& v);
 // For a scan: whether its number of steps can be invalid or any step computation can fail.
 bool scan_can_fail(const ir::ScanNode& n);
 // With `steps`: whether a sequence may be too short for it (an error of the scan).
