@@ -5,7 +5,8 @@
 //
 // A pass is a free function `ir::Program run_<name>(const ir::Program&, PassContext&)` in its own
 // file, with a comment at the top saying what it matches, what it produces and when it must not
-// fire. Every pass preserves the program's results and errors exactly: -O0 and -O2 agree.
+// fire. Every pass preserves the program's results (bit for bit) and errors (a program
+// fails at -O2 exactly when it fails at -O0; with one possible error, with that error).
 #pragma once
 
 #include <functional>
