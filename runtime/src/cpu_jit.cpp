@@ -11,10 +11,10 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 
 #include "file_util.h"
+#include "jit_util.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/process.h"
 #include "scangen/runtime/sha256.h"
@@ -26,12 +26,16 @@
 namespace scangen {
 namespace fs = std::filesystem;
 
+using detail::environment;
+using detail::first_lines;
+using detail::joined;
+using detail::random_hex;
+using detail::single_quoted;
+
 namespace {
 
 // How much of a failing compiler's output goes into the error message.
 constexpr std::size_t kCompilerOutputLines = 200;
-
-std::string single_quoted(const std::string& text) { return "'" + text + "'"; }
 
 std::string compiler_not_found(const std::string& executable) {
   return "C++ compiler " + single_quoted(executable) + " not found; set CXX to a C++17 compiler";
@@ -42,37 +46,6 @@ std::vector<std::string> split_on_space(const char* text) {
   std::istringstream stream(text ? text : "");
   for (std::string word; stream >> word;) words.push_back(word);
   return words;
-}
-
-std::string first_lines(const std::string& text, std::size_t count) {
-  std::size_t end = 0;
-  for (std::size_t line = 0; line < count; ++line) {
-    end = text.find('\n', end);
-    if (end == std::string::npos) return text;
-    ++end;
-  }
-  std::size_t remaining = 0;
-  for (std::size_t i = end; i < text.size(); ++i) remaining += text[i] == '\n';
-  return text.substr(0, end) + "[... " + std::to_string(remaining + 1) + " more lines]\n";
-}
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
-  return text;
-}
-
-std::string random_hex() {
-  std::random_device device;
-  uint64_t value = (uint64_t(device()) << 32) ^ device();
-  char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
-
-const char* environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : nullptr;
 }
 
 // The first line of `<executable> --version`, computed once per executable and process.
