@@ -8,6 +8,19 @@
 #   target_link_libraries(app PRIVATE filters)     # #include "iir.h", dsp::iir(...)
 #
 # The generated sources are regenerated when a .scan file or scangen itself changes.
+#
+# The generated files go to ${CMAKE_CURRENT_BINARY_DIR}/<target>_scangen/. Both that directory and
+# ${CMAKE_CURRENT_BINARY_DIR} are on the library's public include path, so a consumer of several
+# libraries compiled from one .scan file (say at two optimization levels, with two namespaces),
+# whose headers all have the same name, picks one with its directory:
+#
+#   scangen_add_library(iir_o2 SOURCES iir.scan NAMESPACE o2)
+#   scangen_add_library(iir_o0 SOURCES iir.scan NAMESPACE o0 OPT_LEVEL 0)
+#   #include "iir_o2_scangen/iir.h"                 # o2::iir(...)
+#
+# (The generated header's include guard is named after the .scan file's stem only, so two such
+# headers in one translation unit need `#undef SCANGEN_GENERATED_<STEM>_H` between them;
+# bench/rewrite_bench.cpp does this.)
 function(scangen_add_library target)
   cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN" "SOURCES" ${ARGN})
   if(NOT ARG_SOURCES)
@@ -52,7 +65,7 @@ function(scangen_add_library target)
     list(APPEND generated ${header} ${source})
   endforeach()
   add_library(${target} STATIC ${generated})
-  target_include_directories(${target} PUBLIC ${out_dir})
+  target_include_directories(${target} PUBLIC ${out_dir} ${CMAKE_CURRENT_BINARY_DIR})
   target_compile_features(${target} PUBLIC cxx_std_17)
   # The generated loops are exact IEEE arithmetic: no contraction into FMAs, so that results match
   # the reference interpreter bit for bit.
