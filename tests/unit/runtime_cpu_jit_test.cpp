@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "scoped_env.h"
 #include "temp_dir.h"
 #include <cstdio>
 #include <exception>
@@ -25,31 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using scangen::testing::ScopedEnv;
+
 // A fresh directory per test, removed afterwards.
 struct TempDir : scangen::testing::TempDir {
   TempDir() : scangen::testing::TempDir("scangen-jit-test") {}
-};
-
-// Sets (or with nullopt unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    apply(value);
-  }
-  ~ScopedEnv() { apply(old_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  void apply(const std::optional<std::string>& value) {
-    if (value)
-      ::setenv(name_.c_str(), value->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  std::string name_;
-  std::optional<std::string> old_;
 };
 
 std::string read_text(const fs::path& path) {

@@ -24,6 +24,7 @@
 #include "scangen/runtime/cuda.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/process.h"
+#include "scoped_env.h"
 #include "temp_dir.h"
 
 #ifndef SCANGEN_FAKE_LIBCUDA
@@ -36,30 +37,10 @@ namespace utf = boost::unit_test;
 
 namespace {
 
+using scangen::testing::ScopedEnv;
+
 struct TempDir : scangen::testing::TempDir {
   TempDir() : scangen::testing::TempDir("scangen-cuda-test") {}
-};
-
-// Sets (or with nullopt unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    apply(value);
-  }
-  ~ScopedEnv() { apply(old_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  void apply(const std::optional<std::string>& value) {
-    if (value)
-      ::setenv(name_.c_str(), value->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  std::string name_;
-  std::optional<std::string> old_;
 };
 
 // Skips a test, with the reason in the log, where no NVRTC can be loaded.
