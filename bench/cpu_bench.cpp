@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "recurrences.h"
 
 namespace {
@@ -154,50 +155,25 @@ void BM_handwritten_running_sum(benchmark::State& state) {
   per_step(state);
 }
 
-// The fastest repetition estimates the time of the loop itself best: other work on the machine only
-// ever adds time. Medians are reported too.
-double fastest(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+SCANGEN_BENCHMARK(BM_generated_linear);
+SCANGEN_BENCHMARK(BM_handwritten_linear);
+SCANGEN_BENCHMARK(BM_generated_scalar);
+SCANGEN_BENCHMARK(BM_handwritten_scalar);
+SCANGEN_BENCHMARK(BM_generated_running_sum);
+SCANGEN_BENCHMARK(BM_handwritten_running_sum);
 
-#define SCANGEN_BENCH(fn) BENCHMARK(fn)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", fastest)
-SCANGEN_BENCH(BM_generated_linear);
-SCANGEN_BENCH(BM_handwritten_linear);
-SCANGEN_BENCH(BM_generated_scalar);
-SCANGEN_BENCH(BM_handwritten_scalar);
-SCANGEN_BENCH(BM_generated_running_sum);
-SCANGEN_BENCH(BM_handwritten_running_sum);
-
-// Prints as usual and remembers each benchmark's time, for the ratios at the end.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    // With repetitions, the fastest of them; otherwise the single run.
-    for (const Run& r : runs) {
-      bool min = r.run_type == Run::RT_Aggregate && r.aggregate_name == "min";
-      bool single = r.run_type == Run::RT_Iteration && !seconds_.count(r.run_name.function_name + "#min");
-      if (min) seconds_[r.run_name.function_name + "#min"] = 1;
-      if (min || single) seconds_[r.run_name.function_name] = r.GetAdjustedRealTime();
-    }
+void print_ratios(const scangen_bench::TimesReporter& times) {
+  std::printf("\ngenerated / hand-written time, fastest repetitions (1.00 = as fast):\n");
+  for (const char* name : {"linear", "scalar", "running_sum"}) {
+    double g = times.time(std::string("BM_generated_") + name), h = times.time(std::string("BM_handwritten_") + name);
+    if (g > 0 && h > 0) std::printf("  %-12s %.3f\n", name, g / h);
   }
-  void print_ratios() const {
-    std::printf("\ngenerated / hand-written time, fastest repetitions (1.00 = as fast):\n");
-    for (const char* name : {"linear", "scalar", "running_sum"}) {
-      auto g = seconds_.find(std::string("BM_generated_") + name);
-      auto h = seconds_.find(std::string("BM_handwritten_") + name);
-      if (g == seconds_.end() || h == seconds_.end()) continue;
-      std::printf("  %-12s %.3f\n", name, g->second / h->second);
-    }
-    for (const char* name : {"scalar", "running_sum"}) {
-      auto g = seconds_.find(std::string("BM_generated_") + name);
-      if (g == seconds_.end()) continue;
-      // Times are reported in milliseconds per iteration of kScalarSteps steps.
-      std::printf("  %-12s %.2f ns/step (generated)\n", name, g->second * 1e6 / double(kScalarSteps));
-    }
+  for (const char* name : {"scalar", "running_sum"}) {
+    // Times are reported in milliseconds per iteration of kScalarSteps steps.
+    double g = times.time(std::string("BM_generated_") + name);
+    if (g > 0) std::printf("  %-12s %.2f ns/step (generated)\n", name, g * 1e6 / double(kScalarSteps));
   }
-
- private:
-  std::map<std::string, double> seconds_;
-};
+}
 
 }  // namespace
 
@@ -206,20 +182,15 @@ int main(int argc, char** argv) {
   // the kernel zeroing fresh pages for every call.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  // Defaults for a comparison worth reading: repetitions interleaved (so that drift and warm-up hit
-  // both sides alike) and medians. Flags on the command line override them.
   std::vector<char*> args(argv, argv + argc);
-  char repetitions[] = "--benchmark_repetitions=9";
-  char interleave[] = "--benchmark_enable_random_interleaving=true";
-  char aggregates[] = "--benchmark_report_aggregates_only=true";
-  args.insert(args.begin() + 1, {repetitions, interleave, aggregates});
+  scangen_bench::add_default_flags(args);
   argc = int(args.size());
   argv = args.data();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  RatioReporter reporter;
+  scangen_bench::TimesReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.print_ratios();
+  print_ratios(reporter);
   benchmark::Shutdown();
   return 0;
 }

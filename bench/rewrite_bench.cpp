@@ -38,6 +38,7 @@
 // Both libraries are compiled from bench/rewrites.scan, so both headers are named rewrites.h, in
 // per-target directories (cmake/ScangenFunctions.cmake). Their include guard is named after the
 // stem only, hence the #undef between them.
+#include "bench_support.h"
 #include "scangen_rewrite_o2_scangen/rewrites.h"
 #undef SCANGEN_GENERATED_REWRITES_H
 #include "scangen_rewrite_o0_scangen/rewrites.h"
@@ -299,83 +300,57 @@ void BM_step_products_handwritten(benchmark::State& state) {
   }
 }
 
-// The fastest repetition estimates the time of the code itself best: other work on the machine
-// only ever adds time. Medians are reported too.
-double fastest(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+SCANGEN_BENCHMARK(BM_elman_O2);
+SCANGEN_BENCHMARK(BM_elman_O0);
+SCANGEN_BENCHMARK(BM_elman_handwritten);
+SCANGEN_BENCHMARK(BM_projection_generated);
+SCANGEN_BENCHMARK(BM_projection_handwritten);
+SCANGEN_BENCHMARK(BM_steps_generated);
+SCANGEN_BENCHMARK(BM_steps_handwritten);
+SCANGEN_BENCHMARK(BM_step_products_handwritten);
 
-#define REWRITE_BENCH(fn) BENCHMARK(fn)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", fastest)
-REWRITE_BENCH(BM_elman_O2);
-REWRITE_BENCH(BM_elman_O0);
-REWRITE_BENCH(BM_elman_handwritten);
-REWRITE_BENCH(BM_projection_generated);
-REWRITE_BENCH(BM_projection_handwritten);
-REWRITE_BENCH(BM_steps_generated);
-REWRITE_BENCH(BM_steps_handwritten);
-REWRITE_BENCH(BM_step_products_handwritten);
-
-// Prints as usual and remembers each benchmark's time (ms), for the ratios at the end.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    // With repetitions, the fastest of them; otherwise the single run.
-    for (const Run& r : runs) {
-      bool min = r.run_type == Run::RT_Aggregate && r.aggregate_name == "min";
-      bool single = r.run_type == Run::RT_Iteration && !ms_.count(r.run_name.function_name + "#min");
-      if (min) ms_[r.run_name.function_name + "#min"] = 1;
-      if (min || single) ms_[r.run_name.function_name] = r.GetAdjustedRealTime();
-    }
+// The ratios and where the time goes, from the benchmarks' times (ms).
+void print_summary(const scangen_bench::TimesReporter& times) {
+  const double o2 = times.time("BM_elman_O2"), o0 = times.time("BM_elman_O0"), hand = times.time("BM_elman_handwritten");
+  std::printf("\nElman RNN forward, T = %lld steps, B = %lld, I = %lld, H = %lld, f32; fastest repetitions:\n",
+              (long long)kSteps, (long long)kBatch, (long long)kInput, (long long)kHidden);
+  if (o2 > 0 && o0 > 0)
+    std::printf("  -O0 / -O2 time (speed-up of the rewrites)   %6.2f   target: at least 2      %s\n", o0 / o2,
+                o0 / o2 >= 2.0 ? "met" : "NOT met");
+  if (o2 > 0 && hand > 0)
+    std::printf("  -O2 / hand-written time                     %6.2f   target: at most 1.1     %s\n", o2 / hand,
+                o2 / hand <= 1.1 ? "met" : "NOT met");
+  const double pg = times.time("BM_projection_generated"), ph = times.time("BM_projection_handwritten");
+  const double sg = times.time("BM_steps_generated"), sh = times.time("BM_steps_handwritten");
+  const double prod = times.time("BM_step_products_handwritten");
+  std::printf("\nWhere the time goes (ms per call; ns per step = / %lld):\n", (long long)kSteps);
+  if (o2 > 0) std::printf("  elman -O2                           %8.1f ms\n", o2);
+  if (o0 > 0) std::printf("  elman -O0                           %8.1f ms   %8.0f ns/step\n", o0, o0 * 1e6 / kSteps);
+  if (pg > 0)
+    std::printf("  input projection, generated         %8.1f ms   %8.0f ns/step   %5.1f GFLOP/s\n", pg,
+                pg * 1e6 / kSteps, 2 * kProjectionMacs / (pg * 1e6));
+  if (ph > 0)
+    std::printf("  input projection, hand-written      %8.1f ms   %8.0f ns/step   %5.1f GFLOP/s\n", ph,
+                ph * 1e6 / kSteps, 2 * kProjectionMacs / (ph * 1e6));
+  if (sg > 0) std::printf("  loop given x @ W_xh, generated      %8.1f ms   %8.0f ns/step\n", sg, sg * 1e6 / kSteps);
+  if (sh > 0) std::printf("  loop given x @ W_xh, hand-written   %8.1f ms   %8.0f ns/step\n", sh, sh * 1e6 / kSteps);
+  if (prod > 0)
+    std::printf("  of which h @ W_hh (hand-written)    %8.1f ms   %8.0f ns/step   %5.1f GFLOP/s\n", prod,
+                prod * 1e6 / kSteps, 2 * kRecurrentMacs / (prod * 1e6));
+  if (sh > 0 && prod > 0)
+    std::printf("  of which + xW[t] + b, tanh          %8.1f ms   %8.0f ns/step\n", sh - prod, (sh - prod) * 1e6 / kSteps);
+  if (o2 > 0 && pg > 0 && sg > 0)
+    std::printf("  projection + loop (generated)       %8.1f ms   (elman -O2 measured: %.1f ms)\n", pg + sg, o2);
+  if (o0 > 0 && o2 > 0 && pg > 0 && sg > 0) {
+    // -O0 does the projection's work inside the loop, one [32 x 256] @ [256 x 256] product per step.
+    const double in_loop = o0 - sg;
+    std::printf("  x[t] @ W_xh inside the -O0 loop     %8.1f ms   %8.0f ns/step   (= -O0 - loop; as one product: %.1f ms)\n",
+                in_loop, in_loop * 1e6 / kSteps, pg);
+    std::printf("  best -O0 / -O2 with a free input projection: %.2f (= -O0 / loop)\n", o0 / sg);
   }
-
-  void print_summary() const {
-    const double o2 = get("BM_elman_O2"), o0 = get("BM_elman_O0"), hand = get("BM_elman_handwritten");
-    std::printf("\nElman RNN forward, T = %lld steps, B = %lld, I = %lld, H = %lld, f32; fastest repetitions:\n",
-                (long long)kSteps, (long long)kBatch, (long long)kInput, (long long)kHidden);
-    if (o2 > 0 && o0 > 0)
-      std::printf("  -O0 / -O2 time (speed-up of the rewrites)   %6.2f   target: at least 2      %s\n", o0 / o2,
-                  o0 / o2 >= 2.0 ? "met" : "NOT met");
-    if (o2 > 0 && hand > 0)
-      std::printf("  -O2 / hand-written time                     %6.2f   target: at most 1.1     %s\n", o2 / hand,
-                  o2 / hand <= 1.1 ? "met" : "NOT met");
-    const double pg = get("BM_projection_generated"), ph = get("BM_projection_handwritten");
-    const double sg = get("BM_steps_generated"), sh = get("BM_steps_handwritten");
-    const double prod = get("BM_step_products_handwritten");
-    std::printf("\nWhere the time goes (ms per call; ns per step = / %lld):\n", (long long)kSteps);
-    if (o2 > 0) std::printf("  elman -O2                           %8.1f ms\n", o2);
-    if (o0 > 0) std::printf("  elman -O0                           %8.1f ms   %8.0f ns/step\n", o0, o0 * 1e6 / kSteps);
-    if (pg > 0)
-      std::printf("  input projection, generated         %8.1f ms   %8.0f ns/step   %5.1f GFLOP/s\n", pg,
-                  pg * 1e6 / kSteps, 2 * kProjectionMacs / (pg * 1e6));
-    if (ph > 0)
-      std::printf("  input projection, hand-written      %8.1f ms   %8.0f ns/step   %5.1f GFLOP/s\n", ph,
-                  ph * 1e6 / kSteps, 2 * kProjectionMacs / (ph * 1e6));
-    if (sg > 0) std::printf("  loop given x @ W_xh, generated      %8.1f ms   %8.0f ns/step\n", sg, sg * 1e6 / kSteps);
-    if (sh > 0) std::printf("  loop given x @ W_xh, hand-written   %8.1f ms   %8.0f ns/step\n", sh, sh * 1e6 / kSteps);
-    if (prod > 0)
-      std::printf("  of which h @ W_hh (hand-written)    %8.1f ms   %8.0f ns/step   %5.1f GFLOP/s\n", prod,
-                  prod * 1e6 / kSteps, 2 * kRecurrentMacs / (prod * 1e6));
-    if (sh > 0 && prod > 0)
-      std::printf("  of which + xW[t] + b, tanh          %8.1f ms   %8.0f ns/step\n", sh - prod, (sh - prod) * 1e6 / kSteps);
-    if (o2 > 0 && pg > 0 && sg > 0)
-      std::printf("  projection + loop (generated)       %8.1f ms   (elman -O2 measured: %.1f ms)\n", pg + sg, o2);
-    if (o0 > 0 && o2 > 0 && pg > 0 && sg > 0) {
-      // -O0 does the projection's work inside the loop, one [32 x 256] @ [256 x 256] product per step.
-      const double in_loop = o0 - sg;
-      std::printf("  x[t] @ W_xh inside the -O0 loop     %8.1f ms   %8.0f ns/step   (= -O0 - loop; as one product: %.1f ms)\n",
-                  in_loop, in_loop * 1e6 / kSteps, pg);
-      std::printf("  best -O0 / -O2 with a free input projection: %.2f (= -O0 / loop)\n", o0 / sg);
-    }
-    if (pg > 0 && ph > 0) std::printf("  projection generated / hand-written %8.2f\n", pg / ph);
-    if (sg > 0 && sh > 0) std::printf("  loop generated / hand-written       %8.2f\n", sg / sh);
-  }
-
- private:
-  double get(const std::string& name) const {
-    auto it = ms_.find(name);
-    return it == ms_.end() ? 0.0 : it->second;
-  }
-  std::map<std::string, double> ms_;
-};
+  if (pg > 0 && ph > 0) std::printf("  projection generated / hand-written %8.2f\n", pg / ph);
+  if (sg > 0 && sh > 0) std::printf("  loop generated / hand-written       %8.2f\n", sg / sh);
+}
 
 // ---- power: peak memory, in forked children
 //
@@ -537,20 +512,15 @@ int main(int argc, char** argv) {
   // kernel zeroing fresh pages for every call.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, int(~0u >> 1));
-  // Defaults as in cpu_bench.cpp: repetitions interleaved (drift and warm-up hit all sides alike),
-  // aggregates only. Flags on the command line override them.
-  char repetitions[] = "--benchmark_repetitions=9";
-  char interleave[] = "--benchmark_enable_random_interleaving=true";
-  char aggregates[] = "--benchmark_report_aggregates_only=true";
-  args.insert(args.begin() + 1, {repetitions, interleave, aggregates});
+  scangen_bench::add_default_flags(args);
   argc = int(args.size());
   argv = args.data();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   check_elman_results();
-  RatioReporter reporter;
+  scangen_bench::TimesReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.print_summary();
+  print_summary(reporter);
   benchmark::Shutdown();
   return 0;
 }
