@@ -70,6 +70,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The pipeline at `level`, with the IR verifier after every rewrite.
+PipelineOptions verified(int level) {
+  PipelineOptions options(level);
+  options.verify_each = true;
+  return options;
+}
+
 struct Outcome {
   enum Kind { Ok, UserError, Internal } kind = Ok;
   std::vector<HostTensor> results;
@@ -284,7 +291,7 @@ BOOST_AUTO_TEST_CASE(random_programs) {
     for (int level : {0, 2}) {
       Driver driver;
       Outcome load = capture([&] {
-        programs[level / 2] = driver.load_text(c.program.fn + ".scan", c.program.text, PipelineOptions(level));
+        programs[level / 2] = driver.load_text(c.program.fn + ".scan", c.program.text, verified(level));
         return std::vector<HostTensor>{};
       });
       if (load.kind != Outcome::Ok || !programs[level / 2]) {
@@ -347,7 +354,7 @@ BOOST_AUTO_TEST_CASE(random_programs) {
       int slot = level / 2;
       Driver driver;
       Outcome emitted = capture([&] {
-        auto program = driver.load_text("batch" + std::to_string(bi) + ".scan", b.text, PipelineOptions(level));
+        auto program = driver.load_text("batch" + std::to_string(bi) + ".scan", b.text, verified(level));
         if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
         codegen::EmitOptions emit;
         emit.stem = "equivalence" + std::to_string(bi);
@@ -407,7 +414,7 @@ BOOST_AUTO_TEST_CASE(random_programs) {
           // Find the program that breaks the batch: emit and compile it alone.
           Driver driver;
           cpu = capture([&] {
-            auto program = driver.load_text(c.program.fn + ".scan", c.program.text, PipelineOptions(slot * 2));
+            auto program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(slot * 2));
             if (!program) throw InternalError(driver.rendered_diagnostics());
             codegen::EmitOptions emit;
             emit.stem = c.program.fn;
