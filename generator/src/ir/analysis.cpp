@@ -20,7 +20,12 @@ bool StepVariance::value_varies(const Value& v) {
   auto it = value_memo_.find(n);
   if (it != value_memo_.end()) return it->second;
   bool varies = false;
-  for (const Value& in : n->inputs()) varies = varies || value_varies(in);
+  if (n->kind() == NodeKind::DimSize) {
+    // A size depends only on its operand's shape (len(x[t-1]) of a state is its init's).
+    varies = shape_varies(n->input(0));
+  } else {
+    for (const Value& in : n->inputs()) varies = varies || value_varies(in);
+  }
   value_memo_.emplace(n, varies);
   return varies;
 }

@@ -581,6 +581,8 @@ class ShapeEval {
         throw InternalError("the shape of a scan output depends on a value that changes from step to step");
       return *value;
     }
+    // A size needs only its operand's shape (len(x[t-1]) of a state, whose value is not known).
+    if (const auto* d = v.node->as<DimSizeNode>()) return HostTensor::scalar<int64_t>(shape(d->input(0)).at(size_t(d->axis())));
     auto it = values_.find(v.node.get());
     if (it == values_.end()) {
       std::vector<HostTensor> inputs;

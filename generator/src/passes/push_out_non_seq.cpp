@@ -39,8 +39,11 @@ ir::Program run_push_out_non_seq(const ir::Program& program, PassContext& contex
       if (node->num_outputs() != 1 || variance.value_varies(node->output(0)) || can_fail(*node)) continue;
       bool ok = true;
       for (const Value& in : node->inputs()) {
+        // Only the scan's parameters exist outside: the size of a state tap is invariant but has
+        // no outside value to be computed from.
         ir::NodeKind k = in.node->kind();
-        if (k != ir::NodeKind::Param && k != ir::NodeKind::Constant && !movable.count(in.node.get())) ok = false;
+        if (k == ir::NodeKind::Param ? variance.value_varies(in) : k != ir::NodeKind::Constant && !movable.count(in.node.get()))
+          ok = false;
       }
       if (ok) movable.insert(node);
     }
