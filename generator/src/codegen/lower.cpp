@@ -121,6 +121,10 @@ bool updates_in_one_row(const ir::ScanNode& n, int s) {
   if (root != NodeKind::Unary && root != NodeKind::Binary && root != NodeKind::Select && root != NodeKind::Cast)
     return false;
   const ir::Node* previous = body.params[size_t(info.body_state_param(s, 0))].node.get();
+  // Another result (an output `y[t] = x[t-1]`, the until flag) that is X[t-1] itself would be
+  // read after the row is overwritten.
+  for (const Value& r : body.results)
+    if (r.node.get() == previous) return false;
   std::set<const ir::Node*> needed;
   for (const ir::Node* node : ir::topological_order(ir::Graph{{}, {result}})) needed.insert(node);
   std::set<const ir::Node*> depends{previous};
