@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/visitor.h"
+#include "ir/print_support.h"
 
 namespace scangen::ir {
 namespace {
@@ -78,28 +78,15 @@ std::string loc_str(const Loc& loc) {
   return std::to_string(loc.line) + ":" + std::to_string(loc.col);
 }
 
-std::string list(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-class DotPrinter : public Visitor<void> {
+class DotPrinter {
  public:
   DotPrinter(std::ostringstream& os, std::string prefix, int depth)
       : os_(os), prefix_(std::move(prefix)), depth_(depth) {}
 
   void function(const Function& f) {
     // The header as the text printer writes it.
-    declare_param_names(f.graph);
-    std::string header = "fn " + f.name + "(" + param_list(f.graph) + ") -> ";
-    if (f.tuple_result) header += "(";
-    for (size_t i = 0; i < f.results.size(); ++i) {
-      if (i) header += ", ";
-      if (!f.results[i].name.empty()) header += f.results[i].name + ": ";
-      header += f.results[i].type.str();
-    }
-    if (f.tuple_result) header += ")";
+    names_.name_params(f.graph);
+    std::string header = function_header(f, names_);
 
     open_cluster("cluster_" + prefix_, header, "rounded", "#888888", "");
     for (size_t i = 0; i < f.graph.params.size(); ++i)
@@ -116,127 +103,25 @@ class DotPrinter : public Visitor<void> {
     close_cluster();
   }
 
- protected:
-  void visit_Param(const ParamNode& n) override {
+ private:
+  void stray_param(const ParamNode& n) {
     // Only a param that is not one of its graph's params gets here (the verifier rejects it):
     // draw it anyway, so that the picture of a broken graph shows where it is broken.
     std::string id = prefix_ + "_stray_" + std::to_string(stray_++);
-    names_[key(n.output(0))] = "%" + unique(n.name());
+    names_.name_param(n);
     ids_[&n] = id;
     line(id + " [shape=ellipse, style=dashed, label=" +
          dot_string({ref(n.output(0)) + ": " + n.output_types()[0].str(), "(not a param of this graph)"}) + "];");
   }
-  void visit_Constant(const ConstantNode& n) override {
-    box(n, "const " + n.value().str(), "style=filled, fillcolor=\"" + std::string(kConstFill) + "\"");
+  // An operation other than a scan: a box with the text printer's line.
+  void operation(const Node& n) {
+    std::string extra;
+    if (n.kind() == NodeKind::Constant) extra = "style=filled, fillcolor=\"" + std::string(kConstFill) + "\"";
+    box(n, operation_text(n, names_), extra);
   }
-  void visit_Arange(const ArangeNode& n) override { box(n, "arange " + ref(n.input(0)) + ", " + ref(n.input(1))); }
-  void visit_Fill(const FillNode& n) override {
-    std::string dims;
-    for (int i = 1; i < n.num_inputs(); ++i) dims += (i > 1 ? ", " : "") + ref(n.input(i));
-    box(n, "fill " + ref(n.input(0)) + ", [" + dims + "]");
-  }
-  void visit_DimSize(const DimSizeNode& n) override {
-    box(n, "dim " + ref(n.input(0)) + ", " + std::to_string(n.axis()));
-  }
-  void visit_Unary(const UnaryNode& n) override { box(n, std::string(unary_op_name(n.op())) + " " + ref(n.input(0))); }
-  void visit_Binary(const BinaryNode& n) override {
-    box(n, std::string(binary_op_name(n.op())) + " " + ref(n.input(0)) + ", " + ref(n.input(1)));
-  }
-  void visit_Select(const SelectNode& n) override {
-    box(n, "select " + ref(n.input(0)) + ", " + ref(n.input(1)) + ", " + ref(n.input(2)));
-  }
-  void visit_Cast(const CastNode& n) override { box(n, "cast " + ref(n.input(0))); }
-  void visit_Reduce(const ReduceNode& n) override {
-    std::string s = std::string(reduce_op_name(n.op())) + " " + ref(n.input(0));
-    if (n.axis()) s += ", axis=" + std::to_string(*n.axis());
-    box(n, s);
-  }
-  void visit_MatMul(const MatMulNode& n) override { box(n, "matmul " + ref(n.input(0)) + ", " + ref(n.input(1))); }
-  void visit_Index(const IndexNode& n) override { box(n, "index " + ref(n.input(0)) + indices(n, n.specs(), 1)); }
-  void visit_Update(const UpdateNode& n) override {
-    box(n, std::string(n.accumulate() ? "inc " : "set ") + ref(n.input(0)) + indices(n, n.specs(), 2) + " = " +
-               ref(n.input(1)));
-  }
-  void visit_Reshape(const ReshapeNode& n) override {
-    std::string dims;
-    for (int i = 1; i < n.num_inputs(); ++i) dims += (i > 1 ? ", " : "") + ref(n.input(i));
-    box(n, "reshape " + ref(n.input(0)) + ", [" + dims + "]");
-  }
-  void visit_CheckShape(const CheckShapeNode& n) override {
-    std::string s = "check_shape " + ref(n.input(0)) + ", [";
-    for (size_t i = 0; i < n.checks().size(); ++i) {
-      const DimCheck& c = n.checks()[i];
-      if (i) s += ", ";
-      if (c.kind == DimCheck::Kind::None) s += "_";
-      if (c.kind == DimCheck::Kind::Const) s += "=" + std::to_string(c.value);
-      if (c.kind == DimCheck::Kind::Operand) s += "=" + ref(n.input(int(c.value)));
-    }
-    box(n, s + "] \"" + n.what() + "\"");
-  }
-  void visit_Scan(const ScanNode& n) override;
+  void scan(const ScanNode& n);
 
- private:
-  using Key = std::pair<const void*, int>;
-  static Key key(const Value& v) { return {v.node.get(), v.index}; }
-
-  // ---- names, as the text printer gives them
-
-  std::string unique(const std::string& base) {
-    std::string clean;
-    for (char c : base)
-      if (c != ' ') clean += c;
-    int& count = used_names_[clean];
-    ++count;
-    return count == 1 ? clean : clean + "." + std::to_string(count);
-  }
-
-  void declare_param_names(const Graph& g) {
-    for (const Value& p : g.params) {
-      const auto* param = p.node ? p.node->as<ParamNode>() : nullptr;
-      names_[key(p)] = "%" + unique(param ? param->name() : "?");
-    }
-  }
-
-  void name_outputs(const Node& n, int id) {
-    if (n.num_outputs() == 1) {
-      names_[key(n.output(0))] = "%" + std::to_string(id);
-      return;
-    }
-    const auto* scan = n.as<ScanNode>();
-    for (int i = 0; i < n.num_outputs(); ++i)
-      names_[key(n.output(i))] =
-          "%" + std::to_string(id) + "#" + (scan ? scan->info().output_name(i) : std::to_string(i));
-  }
-
-  std::string ref(const Value& v) const {
-    auto it = names_.find(key(v));
-    return it == names_.end() ? "%<undefined>" : it->second;
-  }
-
-  std::string param_list(const Graph& g) const {
-    std::string s;
-    for (size_t i = 0; i < g.params.size(); ++i) {
-      if (i) s += ", ";
-      s += ref(g.params[i]) + ": " + g.params[i].type().str();
-    }
-    return s;
-  }
-
-  std::string indices(const Node& n, const std::vector<IndexSpec>& specs, int first_operand) const {
-    std::string s = "[";
-    int op = first_operand;
-    for (size_t i = 0; i < specs.size(); ++i) {
-      if (i) s += ", ";
-      if (specs[i].kind == IndexSpec::Kind::Scalar) {
-        s += ref(n.input(op++));
-        continue;
-      }
-      if (specs[i].has_lo) s += ref(n.input(op++));
-      s += ":";
-      if (specs[i].has_hi) s += ref(n.input(op++));
-    }
-    return s + "]";
-  }
+  std::string ref(const Value& v) const { return names_.ref(v); }
 
   // ---- DOT output
 
@@ -312,22 +197,24 @@ class DotPrinter : public Visitor<void> {
   void graph_nodes(const Graph& g) {
     for (const Node* n : topological_order(g)) {
       if (n->kind() == NodeKind::Param) {
-        if (!ids_.count(n)) visit(*n);
+        if (!ids_.count(n)) stray_param(*n->as<ParamNode>());
         continue;
       }
       int id = next_id_++;
-      name_outputs(*n, id);
+      names_.name_outputs(*n, id);
       numbers_[n] = id;
       ids_[n] = prefix_ + "_n" + std::to_string(id);
-      visit(*n);
+      if (const auto* s = n->as<ScanNode>())
+        scan(*s);
+      else
+        operation(*n);
     }
   }
 
   std::ostringstream& os_;
   std::string prefix_;  // "f0": makes ids unique across the functions of a program
   int depth_;
-  std::map<Key, std::string> names_;
-  std::map<std::string, int> used_names_;
+  ValueNames names_;
   std::unordered_map<const Node*, std::string> ids_;  // lookups only: never iterated
   std::unordered_map<const Node*, int> numbers_;
   int next_id_ = 0;
@@ -335,7 +222,7 @@ class DotPrinter : public Visitor<void> {
   int undefined_ = 0;
 };
 
-void DotPrinter::visit_Scan(const ScanNode& n) {
+void DotPrinter::scan(const ScanNode& n) {
   const ScanInfo& info = n.info();
   const std::string id = ids_.at(&n);
   const int number = numbers_.at(&n);
@@ -351,10 +238,10 @@ void DotPrinter::visit_Scan(const ScanNode& n) {
   if (info.truncate_gradient != -1) flags += " truncate_gradient=" + std::to_string(info.truncate_gradient);
   if (!flags.empty()) opts.push_back(flags.substr(1));
   for (size_t i = 0; i < info.sequences.size(); ++i)
-    opts.push_back("sequence " + ref(n.input(info.sequence_input(int(i)))) + " taps " + list(info.sequences[i].taps));
+    opts.push_back("sequence " + ref(n.input(info.sequence_input(int(i)))) + " taps " + int_list(info.sequences[i].taps));
   for (size_t i = 0; i < info.states.size(); ++i)
     opts.push_back("state " + info.states[i].name + ": init " + ref(n.input(info.init_input(int(i)))) + " lags " +
-                   list(info.states[i].lags) + (info.states[i].init_in_place ? " in-place" : ""));
+                   int_list(info.states[i].lags) + (info.states[i].init_in_place ? " in-place" : ""));
   if (!info.outputs.empty()) {
     std::string s = "outputs ";
     for (size_t i = 0; i < info.outputs.size(); ++i) s += (i ? ", " : "") + info.outputs[i];
@@ -413,7 +300,7 @@ void DotPrinter::visit_Scan(const ScanNode& n) {
   // The step graph: a nested cluster.
   const Graph& body = n.body();
   const std::string sid = prefix_ + "_s" + std::to_string(number);
-  declare_param_names(body);
+  names_.name_params(body);
   open_cluster("cluster_scan_" + prefix_ + "_" + std::to_string(number), title, "rounded", "#5b6fa8", kScanFill);
   const int num_body_params = int(body.params.size());
   for (int i = 0; i < num_body_params; ++i) {

@@ -1,16 +1,13 @@
 #include "ir/printer.h"
 
-#include <map>
-#include <set>
 #include <sstream>
-#include <unordered_map>
 
-#include "ir/visitor.h"
+#include "ir/print_support.h"
 
 namespace scangen::ir {
 namespace {
 
-class Printer : public Visitor<void> {
+class Printer {
  public:
   explicit Printer(std::ostringstream& os) : os_(os) {}
 
@@ -18,77 +15,18 @@ class Printer : public Visitor<void> {
     for (const Node* n : topological_order(g)) {
       if (n->kind() == NodeKind::Param) continue;
       indent_ = indent;
-      name_outputs(*n);
-      visit(*n);
+      names_.name_outputs(*n, next_id_++);
+      if (const auto* scan = n->as<ScanNode>())
+        print_scan(*scan);
+      else
+        line(*n, operation_text(*n, names_));
     }
   }
 
-  void name_params(const Graph& g) {
-    for (const Value& p : g.params) names_[key(p)] = "%" + unique(p.node->as<ParamNode>()->name());
-  }
+  ValueNames& names() { return names_; }
+  std::string ref(const Value& v) const { return names_.ref(v); }
 
-  std::string ref(const Value& v) {
-    auto it = names_.find(key(v));
-    return it == names_.end() ? "%<undefined>" : it->second;
-  }
-
-  std::string param_list(const Graph& g) {
-    std::string s;
-    for (size_t i = 0; i < g.params.size(); ++i) {
-      if (i) s += ", ";
-      s += ref(g.params[i]) + ": " + g.params[i].type().str();
-    }
-    return s;
-  }
-
- protected:
-  void visit_Param(const ParamNode&) override {}
-  void visit_Constant(const ConstantNode& n) override { line(n, "const " + n.value().str()); }
-  void visit_Arange(const ArangeNode& n) override { line(n, "arange " + ref(n.input(0)) + ", " + ref(n.input(1))); }
-  void visit_Fill(const FillNode& n) override {
-    std::string dims;
-    for (int i = 1; i < n.num_inputs(); ++i) dims += (i > 1 ? ", " : "") + ref(n.input(i));
-    line(n, "fill " + ref(n.input(0)) + ", [" + dims + "]");
-  }
-  void visit_DimSize(const DimSizeNode& n) override {
-    line(n, "dim " + ref(n.input(0)) + ", " + std::to_string(n.axis()));
-  }
-  void visit_Unary(const UnaryNode& n) override { line(n, std::string(unary_op_name(n.op())) + " " + ref(n.input(0))); }
-  void visit_Binary(const BinaryNode& n) override {
-    line(n, std::string(binary_op_name(n.op())) + " " + ref(n.input(0)) + ", " + ref(n.input(1)));
-  }
-  void visit_Select(const SelectNode& n) override {
-    line(n, "select " + ref(n.input(0)) + ", " + ref(n.input(1)) + ", " + ref(n.input(2)));
-  }
-  void visit_Cast(const CastNode& n) override { line(n, "cast " + ref(n.input(0))); }
-  void visit_Reduce(const ReduceNode& n) override {
-    std::string s = std::string(reduce_op_name(n.op())) + " " + ref(n.input(0));
-    if (n.axis()) s += ", axis=" + std::to_string(*n.axis());
-    line(n, s);
-  }
-  void visit_MatMul(const MatMulNode& n) override { line(n, "matmul " + ref(n.input(0)) + ", " + ref(n.input(1))); }
-  void visit_Index(const IndexNode& n) override { line(n, "index " + ref(n.input(0)) + indices(n, n.specs(), 1)); }
-  void visit_Update(const UpdateNode& n) override {
-    line(n, std::string(n.accumulate() ? "inc " : "set ") + ref(n.input(0)) + indices(n, n.specs(), 2) + " = " +
-                ref(n.input(1)));
-  }
-  void visit_CheckShape(const CheckShapeNode& n) override {
-    std::string s = "check_shape " + ref(n.input(0)) + ", [";
-    for (size_t i = 0; i < n.checks().size(); ++i) {
-      const DimCheck& c = n.checks()[i];
-      if (i) s += ", ";
-      if (c.kind == DimCheck::Kind::None) s += "_";
-      if (c.kind == DimCheck::Kind::Const) s += "=" + std::to_string(c.value);
-      if (c.kind == DimCheck::Kind::Operand) s += "=" + ref(n.input(int(c.value)));
-    }
-    line(n, s + "] \"" + n.what() + "\"");
-  }
-  void visit_Reshape(const ReshapeNode& n) override {
-    std::string dims;
-    for (int i = 1; i < n.num_inputs(); ++i) dims += (i > 1 ? ", " : "") + ref(n.input(i));
-    line(n, "reshape " + ref(n.input(0)) + ", [" + dims + "]");
-  }
-  void visit_Scan(const ScanNode& n) override {
+  void print_scan(const ScanNode& n) {
     const ScanInfo& info = n.info();
     std::string s = "scan";
     if (info.has_steps) s += " steps=" + ref(n.input(info.steps_input()));
@@ -99,7 +37,7 @@ class Printer : public Visitor<void> {
       s += " sequences(";
       for (size_t i = 0; i < info.sequences.size(); ++i) {
         if (i) s += ", ";
-        s += ref(n.input(info.sequence_input(int(i)))) + " taps " + list(info.sequences[i].taps);
+        s += ref(n.input(info.sequence_input(int(i)))) + " taps " + int_list(info.sequences[i].taps);
       }
       s += ")";
     }
@@ -108,7 +46,7 @@ class Printer : public Visitor<void> {
       for (size_t i = 0; i < info.states.size(); ++i) {
         if (i) s += ", ";
         s += info.states[i].name + ": init " + ref(n.input(info.init_input(int(i)))) + " lags " +
-             list(info.states[i].lags) + (info.states[i].init_in_place ? " in-place" : "");
+             int_list(info.states[i].lags) + (info.states[i].init_in_place ? " in-place" : "");
       }
       s += ")";
     }
@@ -134,9 +72,9 @@ class Printer : public Visitor<void> {
     line(n, s + " {");
     const Graph& body = n.body();
     int saved = indent_;
-    name_params(body);
+    names_.name_params(body);
     pad(saved);
-    os_ << "^step(" << param_list(body) << "):\n";
+    os_ << "^step(" << names_.param_list(body) << "):\n";
     print_graph_body(body, saved + 2);
     pad(saved + 2);
     os_ << "yield ";
@@ -150,29 +88,6 @@ class Printer : public Visitor<void> {
   }
 
  private:
-  static std::pair<const void*, int> key(const Value& v) { return {v.node.get(), v.index}; }
-
-  std::string unique(const std::string& base) {
-    std::string clean;
-    for (char c : base)
-      if (c != ' ') clean += c;
-    int& count = used_names_[clean];
-    ++count;
-    return count == 1 ? clean : clean + "." + std::to_string(count);
-  }
-
-  void name_outputs(const Node& n) {
-    int id = next_id_++;
-    if (n.num_outputs() == 1) {
-      names_[key(n.output(0))] = "%" + std::to_string(id);
-      return;
-    }
-    const auto* scan = n.as<ScanNode>();
-    for (int i = 0; i < n.num_outputs(); ++i)
-      names_[key(n.output(i))] =
-          "%" + std::to_string(id) + "#" + (scan ? scan->info().output_name(i) : std::to_string(i));
-  }
-
   void pad(int indent) { os_ << std::string(size_t(indent), ' '); }
 
   void line(const Node& n, const std::string& text) {
@@ -187,31 +102,8 @@ class Printer : public Visitor<void> {
     os_ << ") = " << text << "\n";
   }
 
-  std::string indices(const Node& n, const std::vector<IndexSpec>& specs, int first_operand) {
-    std::string s = "[";
-    int op = first_operand;
-    for (size_t i = 0; i < specs.size(); ++i) {
-      if (i) s += ", ";
-      if (specs[i].kind == IndexSpec::Kind::Scalar) {
-        s += ref(n.input(op++));
-        continue;
-      }
-      if (specs[i].has_lo) s += ref(n.input(op++));
-      s += ":";
-      if (specs[i].has_hi) s += ref(n.input(op++));
-    }
-    return s + "]";
-  }
-
-  static std::string list(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-  }
-
   std::ostringstream& os_;
-  std::map<std::pair<const void*, int>, std::string> names_;
-  std::map<std::string, int> used_names_;
+  ValueNames names_;
   int next_id_ = 0;
   int indent_ = 2;
 };
@@ -221,15 +113,8 @@ class Printer : public Visitor<void> {
 std::string print_function(const Function& f) {
   std::ostringstream os;
   Printer p(os);
-  p.name_params(f.graph);
-  os << "fn " << f.name << "(" << p.param_list(f.graph) << ") -> ";
-  if (f.tuple_result) os << "(";
-  for (size_t i = 0; i < f.results.size(); ++i) {
-    if (i) os << ", ";
-    if (!f.results[i].name.empty()) os << f.results[i].name << ": ";
-    os << f.results[i].type.str();
-  }
-  if (f.tuple_result) os << ")";
+  p.names().name_params(f.graph);
+  os << function_header(f, p.names());
   os << " {\n";
   p.print_graph_body(f.graph, 2);
   os << "  return ";
@@ -250,8 +135,8 @@ std::string print_program(const Program& prog) {
 std::string print_graph(const Graph& g) {
   std::ostringstream os;
   Printer p(os);
-  p.name_params(g);
-  os << "graph(" << p.param_list(g) << ") {\n";
+  p.names().name_params(g);
+  os << "graph(" << p.names().param_list(g) << ") {\n";
   p.print_graph_body(g, 2);
   os << "  return ";
   for (size_t i = 0; i < g.results.size(); ++i) os << (i ? ", " : "") << p.ref(g.results[i]);
