@@ -5,6 +5,9 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +17,21 @@ namespace scangen_bench {
 // The fastest repetition estimates the time of the code itself best: other work on the machine
 // only ever adds time.
 inline double fastest(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+
+// n floats uniform in [lo, hi), the same for the same seed.
+inline std::vector<float> random_values(int64_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// n floats, 64-byte aligned (free with std::free): how the hand-written sides allocate their
+// results per call.
+inline float* allocate_floats(int64_t n) {
+  return static_cast<float*>(std::aligned_alloc(64, (static_cast<size_t>(n) * sizeof(float) + 63) / 64 * 64));
+}
 
 // Prints as usual and remembers each benchmark's time (in its display unit): the fastest
 // repetition with repetitions, otherwise the single run.

@@ -21,22 +21,12 @@
 
 namespace {
 
+using scangen_bench::allocate_floats;
+using scangen_bench::random_values;
+
 constexpr int64_t kChannels = 4096;
 constexpr int64_t kSteps = 4096;
 constexpr int64_t kScalarSteps = 10'000'000;
-
-std::vector<float> random_values(int64_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-// Both sides allocate their result per call, the same way (64-byte aligned malloc).
-float* allocate_result(int64_t n) {
-  return static_cast<float*>(std::aligned_alloc(64, (static_cast<size_t>(n) * sizeof(float) + 63) / 64 * 64));
-}
 
 // ---- hand-written baselines
 
@@ -97,7 +87,7 @@ void BM_generated_linear(benchmark::State& state) {
 void BM_handwritten_linear(benchmark::State& state) {
   const LinearInputs& in = linear_inputs();
   for (auto _ : state) {
-    float* out = allocate_result(kSteps * kChannels);
+    float* out = allocate_floats(kSteps * kChannels);
     handwritten_linear(in.a.data(), in.b.data(), in.h0.data(), out, kSteps, kChannels);
     benchmark::DoNotOptimize(out);
     std::free(out);
@@ -127,7 +117,7 @@ void BM_generated_scalar(benchmark::State& state) {
 void BM_handwritten_scalar(benchmark::State& state) {
   const std::vector<float>& u = scalar_inputs();
   for (auto _ : state) {
-    float* out = allocate_result(kScalarSteps);
+    float* out = allocate_floats(kScalarSteps);
     handwritten_scalar(0.999f, u.data(), 0.5f, out, kScalarSteps);
     benchmark::DoNotOptimize(out);
     std::free(out);
@@ -147,7 +137,7 @@ void BM_generated_running_sum(benchmark::State& state) {
 void BM_handwritten_running_sum(benchmark::State& state) {
   const std::vector<float>& u = scalar_inputs();
   for (auto _ : state) {
-    float* out = allocate_result(kScalarSteps);
+    float* out = allocate_floats(kScalarSteps);
     handwritten_running_sum(u.data(), out, kScalarSteps);
     benchmark::DoNotOptimize(out);
     std::free(out);

@@ -46,6 +46,9 @@
 
 namespace {
 
+using scangen_bench::allocate_floats;
+using scangen_bench::random_values;
+
 // ---- sizes
 
 constexpr int64_t kSteps = 512;
@@ -61,18 +64,6 @@ constexpr double kRecurrentMacs = double(kSteps * kBatch) * kHidden * kHidden;
 constexpr int64_t kPowerN = 10'000;
 constexpr int32_t kPowerK = 1'000'000;
 constexpr int32_t kPowerSmallK = 1'000;
-
-std::vector<float> random_values(int64_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-float* allocate(int64_t n) {
-  return static_cast<float*>(std::aligned_alloc(64, (static_cast<size_t>(n) * sizeof(float) + 63) / 64 * 64));
-}
 
 // ---- hand-written Elman RNN
 //
@@ -165,9 +156,9 @@ scangen::Tensor<float> steps_generated(const ElmanInputs& in) {
 // What the hand-written side allocates per call, like the generated code: the result, x @ W_xh
 // and one step's product.
 float* elman_handwritten(const ElmanInputs& in) {
-  float* h = allocate(kAllElems);
-  float* xw = allocate(kAllElems);
-  float* tmp = allocate(kStepElems);
+  float* h = allocate_floats(kAllElems);
+  float* xw = allocate_floats(kAllElems);
+  float* tmp = allocate_floats(kStepElems);
   handwritten_projection(in.dims, in.x.data(), in.W_xh.data(), xw);
   handwritten_steps(in.dims, xw, in.h0.data(), in.W_hh.data(), in.b.data(), h, tmp);
   std::free(tmp);
@@ -256,7 +247,7 @@ void BM_projection_generated(benchmark::State& state) {
 void BM_projection_handwritten(benchmark::State& state) {
   const ElmanInputs& in = elman_inputs();
   for (auto _ : state) {
-    float* xw = allocate(kAllElems);
+    float* xw = allocate_floats(kAllElems);
     handwritten_projection(in.dims, in.x.data(), in.W_xh.data(), xw);
     benchmark::DoNotOptimize(xw);
     std::free(xw);
@@ -275,8 +266,8 @@ void BM_steps_generated(benchmark::State& state) {
 void BM_steps_handwritten(benchmark::State& state) {
   const ElmanInputs& in = elman_inputs();
   for (auto _ : state) {
-    float* h = allocate(kAllElems);
-    float* tmp = allocate(kStepElems);
+    float* h = allocate_floats(kAllElems);
+    float* tmp = allocate_floats(kStepElems);
     handwritten_steps(in.dims, in.xw.data(), in.h0.data(), in.W_hh.data(), in.b.data(), h, tmp);
     benchmark::DoNotOptimize(h);
     std::free(tmp);
@@ -289,7 +280,7 @@ void BM_steps_handwritten(benchmark::State& state) {
 void BM_step_products_handwritten(benchmark::State& state) {
   const ElmanInputs& in = elman_inputs();
   for (auto _ : state) {
-    float* tmp = allocate(kStepElems);
+    float* tmp = allocate_floats(kStepElems);
     for (int64_t t = 0; t < kSteps; ++t) {
       const float* prev = t == 0 ? in.h0.data() : in.h.data() + (t - 1) * kStepElems;
       matmul_ikj(tmp, prev, in.W_hh.data(), in.dims.batch, in.dims.hidden, in.dims.hidden);
