@@ -1,10 +1,10 @@
 #define BOOST_TEST_MODULE runtime_cpu_jit
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
+#include "child_processes.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
 #include <cstdio>
@@ -344,32 +344,13 @@ BOOST_AUTO_TEST_CASE(concurrent_processes_both_succeed) {
   TempDir dir;
   const std::string source = module_source();
   constexpr int kProcesses = 3;
-  std::vector<pid_t> children;
-  for (int i = 0; i < kProcesses; ++i) {
-    pid_t pid = ::fork();
-    BOOST_TEST_REQUIRE(pid >= 0);
-    if (pid == 0) {
-      // The child reports through its exit status only and never returns into Boost.Test.
-      int status = 1;
-      try {
-        CpuJit jit(dir.path);
-        std::shared_ptr<CpuModule> module = jit.compile_and_load(source);
-        std::vector<HostTensor> results = module->call(
-            "scale", {HostTensor::from_vector<float>({1, 2}, {2}), HostTensor::scalar<float>(3)});
-        if (identical(results.at(0), HostTensor::from_vector<float>({3, 6}, {2}))) status = 0;
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "child %d: %s\n", i, e.what());
-      }
-      ::_exit(status);
-    }
-    children.push_back(pid);
-  }
-  for (pid_t child : children) {
-    int status = 0;
-    BOOST_TEST_REQUIRE(::waitpid(child, &status, 0) == child);
-    BOOST_TEST(WIFEXITED(status));
-    BOOST_TEST(WEXITSTATUS(status) == 0);
-  }
+  for (int status : scangen::testing::run_in_children(kProcesses, [&](int) {
+         std::shared_ptr<CpuModule> module = CpuJit(dir.path).compile_and_load(source);
+         std::vector<HostTensor> results = module->call(
+             "scale", {HostTensor::from_vector<float>({1, 2}, {2}), HostTensor::scalar<float>(3)});
+         return identical(results.at(0), HostTensor::from_vector<float>({3, 6}, {2}));
+       }))
+    BOOST_TEST(status == 0);
   BOOST_TEST(temp_files_in(dir.path).empty());
   // Whatever interleaving happened, the directory yields a working module now.
   CpuJit jit(dir.path);

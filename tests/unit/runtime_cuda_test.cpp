@@ -4,7 +4,6 @@
 #define BOOST_TEST_MODULE runtime_cuda
 #include <dlfcn.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -24,6 +23,7 @@
 #include "scangen/runtime/cuda.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/process.h"
+#include "child_processes.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
 
@@ -483,29 +483,11 @@ BOOST_AUTO_TEST_CASE(concurrent_processes_share_one_entry) {
   TempDir dir;
   const CudaCompileOptions options = options_for(CudaBinaryKind::Ptx, 90);
   constexpr int kProcesses = 3;
-  std::vector<pid_t> children;
-  for (int i = 0; i < kProcesses; ++i) {
-    pid_t pid = ::fork();
-    BOOST_TEST_REQUIRE(pid >= 0);
-    if (pid == 0) {
-      // The child reports through its exit status only and never returns into Boost.Test.
-      int status = 1;
-      try {
-        CudaBinary binary = CudaCompiler(dir.path).compile(kVectorAdd, options);
-        if (binary.image.find(".entry vector_add") != std::string::npos) status = 0;
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "child %d: %s\n", i, e.what());
-      }
-      ::_exit(status);
-    }
-    children.push_back(pid);
-  }
-  for (pid_t child : children) {
-    int status = 0;
-    BOOST_TEST_REQUIRE(::waitpid(child, &status, 0) == child);
-    BOOST_TEST(WIFEXITED(status));
-    BOOST_TEST(WEXITSTATUS(status) == 0);
-  }
+  for (int status : scangen::testing::run_in_children(kProcesses, [&](int) {
+         CudaBinary binary = CudaCompiler(dir.path).compile(kVectorAdd, options);
+         return binary.image.find(".entry vector_add") != std::string::npos;
+       }))
+    BOOST_TEST(status == 0);
   BOOST_TEST(files_in(dir.path, "", ".bin").size() == 1u);
   BOOST_TEST(files_in(dir.path, "tmp-").empty());
   BOOST_TEST(CudaCompiler(dir.path).compile(kVectorAdd, options).cache_hit);
