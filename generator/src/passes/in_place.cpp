@@ -15,7 +15,6 @@
 // node or twice by this scan), or one whose computation can fail.
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "passes/pass.h"
 #include "passes/util.h"
@@ -45,30 +44,19 @@ bool computes_fresh_buffer(const ir::Node& n) {
 
 ir::Program run_in_place(const ir::Program& program, PassContext& context) {
   return rewrite_graphs(program, [&](const ir::Graph& graph) {
-    std::vector<const ir::Node*> order = ir::topological_order(graph);
-    std::map<std::pair<const ir::Node*, int>, int> uses;
-    for (const ir::Node* node : order)
-      for (const Value& in : node->inputs()) ++uses[{in.node.get(), in.index}];
-    for (const Value& r : graph.results) ++uses[{r.node.get(), r.index}];
-
-    // Rebuilt in order: a node whose inputs changed is rebuilt on the new ones.
+    // One scan at a time: mark its states, rebuild what reads it, look again.
+    ir::Graph g = graph;
     ir::Builder builder;
-    std::unordered_map<Value, Value, ir::ValueHash> now;
-    auto current = [&](const Value& v) {
-      auto it = now.find(v);
-      return it == now.end() ? v : it->second;
-    };
-    bool changed = false;
-    for (const ir::Node* node : order) {
-      if (node->kind() == NodeKind::Param) continue;
-      std::vector<Value> inputs;
-      bool inputs_changed = false;
-      for (const Value& in : node->inputs()) {
-        inputs.push_back(current(in));
-        inputs_changed = inputs_changed || !(inputs.back() == in);
-      }
-      ir::NodeRef rebuilt;
-      if (const auto* scan = node->as<ir::ScanNode>()) {
+    for (bool marked_one = true; marked_one;) {
+      marked_one = false;
+      std::vector<const ir::Node*> order = ir::topological_order(g);
+      std::map<std::pair<const ir::Node*, int>, int> uses;
+      for (const ir::Node* node : order)
+        for (const Value& in : node->inputs()) ++uses[{in.node.get(), in.index}];
+      for (const Value& r : g.results) ++uses[{r.node.get(), r.index}];
+      for (const ir::Node* node : order) {
+        const auto* scan = node->as<ir::ScanNode>();
+        if (!scan) continue;
         ir::ScanInfo info = scan->info();
         int marked = 0;
         for (size_t s = 0; s < info.states.size(); ++s) {
@@ -81,20 +69,17 @@ ir::Program run_in_place(const ir::Program& program, PassContext& context) {
           state.init_in_place = true;
           ++marked;
         }
-        if (marked) {
-          rebuilt = builder.rebuild_scan(*scan, inputs, std::move(info), scan->body_ptr());
-          context.fired(marked);
-        }
+        if (!marked) continue;
+        ir::NodeRef rebuilt = builder.rebuild_scan(*scan, scan->inputs(), std::move(info), scan->body_ptr());
+        std::unordered_map<Value, Value, ir::ValueHash> replacements;
+        for (int i = 0; i < scan->num_outputs(); ++i) replacements.emplace(scan->output(i), rebuilt->output(i));
+        g.results = replace_values(replacements, g.results);
+        context.fired(marked);
+        marked_one = true;
+        break;
       }
-      if (!rebuilt && inputs_changed) rebuilt = builder.rebuild(*node, inputs);
-      if (!rebuilt) continue;
-      changed = true;
-      for (int i = 0; i < node->num_outputs(); ++i) now.emplace(node->output(i), rebuilt->output(i));
     }
-    if (!changed) return graph;
-    ir::Graph out = graph;
-    for (Value& r : out.results) r = current(r);
-    return out;
+    return g;
   });
 }
 
