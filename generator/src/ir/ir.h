@@ -332,6 +332,10 @@ struct ScanSequence {
   int64_t min_tap() const { return std::min<int64_t>(taps.front(), 0); }  // m
   int64_t max_tap() const { return std::max<int64_t>(taps.back(), 0); }   // M
   int64_t span() const { return max_tap() - min_tap(); }                 // steps lost: M - m
+  // The row tap k reads at step 0, counted from the first row (forward: k - m) or from the last
+  // (reverse: M - k); step t reads t rows further on. Two taps read the same rows at every step
+  // exactly when their offsets are equal.
+  int64_t row_offset(int64_t tap, bool reverse) const { return reverse ? max_tap() - tap : tap - min_tap(); }
 };
 
 struct ScanState {

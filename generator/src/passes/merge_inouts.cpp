@@ -29,11 +29,11 @@ namespace {
 std::optional<std::vector<int>> rows_read_by(const ir::ScanSequence& later, const ir::ScanSequence& earlier,
                                              bool reverse) {
   if (later.span() > earlier.span()) return std::nullopt;
-  // Step t reads row t + tap - min_tap forward, L - 1 - max_tap + tap - t in reverse.
-  int64_t shift = reverse ? earlier.max_tap() - later.max_tap() : earlier.min_tap() - later.min_tap();
   std::vector<int> taps;
   for (int64_t tap : later.taps) {
-    auto it = std::find(earlier.taps.begin(), earlier.taps.end(), tap + shift);
+    auto it = std::find_if(earlier.taps.begin(), earlier.taps.end(), [&](int64_t e) {
+      return earlier.row_offset(e, reverse) == later.row_offset(tap, reverse);
+    });
     if (it == earlier.taps.end()) return std::nullopt;
     taps.push_back(int(it - earlier.taps.begin()));
   }

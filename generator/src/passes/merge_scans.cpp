@@ -76,11 +76,9 @@ bool reads(const ir::Node& from, const ir::Node& to) {
   return false;
 }
 
-// The row of its sequence that tap k of sequence s reads, as an offset that is the same for two
-// sequences of one value read at the same row: from the first row (forward) or the last (reverse).
+// The rows tap k of sequence s reads (ir::ScanSequence::row_offset).
 int64_t row_offset(const ir::ScanInfo& info, size_t s, size_t k) {
-  const ir::ScanSequence& seq = info.sequences[s];
-  return info.reverse ? seq.max_tap() - seq.taps[k] : seq.taps[k] - seq.min_tap();
+  return info.sequences[s].row_offset(info.sequences[s].taps[k], info.reverse);
 }
 
 // Whether the `until` flags of a and b are the same at every step: b's flag, with the loop index,

@@ -59,7 +59,9 @@ ir::Program run_one_step(const ir::Program& program, PassContext& context) {
       const Value& u = n.input(info.sequence_input(int(s)));
       for (size_t k = 0; k < seq.taps.size(); ++k) {
         int64_t tap = seq.taps[k];
-        int64_t index = info.reverse ? tap - seq.max_tap() - 1 : tap - seq.min_tap();
+        // The first step's row: counted from the end (-1 is the last row) when reverse.
+        int64_t offset = seq.row_offset(tap, info.reverse);
+        int64_t index = info.reverse ? -offset - 1 : offset;
         replacements[size_t(info.body_sequence_param(int(s), int(k)))] = row(b, u, index, loc);
       }
     }
