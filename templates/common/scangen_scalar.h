@@ -6,48 +6,88 @@
 // errors (integer division by zero, a negative integer exponent) are checked by the caller before
 // the call; these functions then return a harmless value.
 //
-// This file is embedded verbatim into emitted code; keep it self-contained C++17.
+// This file is embedded verbatim into emitted code; keep it self-contained C++17. It compiles as
+// host C++, as CUDA with nvcc (host and device) and with NVRTC, which has no standard headers:
+// the few traits it needs are its own, and on the device the math functions are CUDA's.
 #ifndef SCANGEN_SCALAR_V1_H
 #define SCANGEN_SCALAR_V1_H
 
+#if defined(__CUDACC_RTC__)
+// NVRTC: the fixed-width types emitted code names.
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#ifndef INT32_MIN
+#define INT32_MIN (-2147483647 - 1)
+#endif
+#ifndef INT64_MIN
+#define INT64_MIN (-9223372036854775807LL - 1)
+#endif
+#else
 #include <cmath>
 #include <cstdint>
-#include <limits>
-#include <type_traits>
+#endif
+
+#if defined(__CUDACC__)
+#define SCANGEN_SCALAR_FN __host__ __device__ inline
+// CUDA's overloads for float and double, in the global namespace on the device.
+#define SCANGEN_MATH(f) ::f
+#else
+#define SCANGEN_SCALAR_FN inline
+#define SCANGEN_MATH(f) std::f
+#endif
 
 namespace scangen {
 namespace scalar_v1 {
 
-template <class T> constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class A, class B> struct same_type { static constexpr bool value = false; };
+template <class A> struct same_type<A, A> { static constexpr bool value = true; };
+template <class A, class B> constexpr bool same_v = same_type<A, B>::value;
+
+// The element types of the language: bool, i32, i64, f32, f64 (int64_t is long or long long).
+template <class T> constexpr bool is_float_v = same_v<T, float> || same_v<T, double>;
+template <class T>
+constexpr bool is_int_v = same_v<T, int> || same_v<T, long> || same_v<T, long long>;
+
+template <class T> struct unsigned_of;
+template <> struct unsigned_of<int> { using type = unsigned int; };
+template <> struct unsigned_of<long> { using type = unsigned long; };
+template <> struct unsigned_of<long long> { using type = unsigned long long; };
+template <class T> using unsigned_t = typename unsigned_of<T>::type;
+
+// The range of an integer type (two's complement).
+template <class T> SCANGEN_SCALAR_FN constexpr T int_max() { return static_cast<T>(~unsigned_t<T>(0) >> 1); }
+template <class T> SCANGEN_SCALAR_FN constexpr T int_min() { return static_cast<T>(-int_max<T>() - 1); }
 
 // Integer arithmetic wraps around (two's complement), as in NumPy.
-template <class T> inline T add(T a, T b) {
+template <class T> SCANGEN_SCALAR_FN T add(T a, T b) {
   if constexpr (is_int_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
   } else {
     return a + b;
   }
 }
-template <class T> inline T sub(T a, T b) {
+template <class T> SCANGEN_SCALAR_FN T sub(T a, T b) {
   if constexpr (is_int_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
   } else {
     return a - b;
   }
 }
-template <class T> inline T mul(T a, T b) {
+template <class T> SCANGEN_SCALAR_FN T mul(T a, T b) {
   if constexpr (is_int_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   } else {
     return a * b;
   }
 }
-template <class T> inline T neg(T a) {
+template <class T> SCANGEN_SCALAR_FN T neg(T a) {
   if constexpr (is_int_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = unsigned_t<T>;
     return static_cast<T>(U(0) - static_cast<U>(a));
   } else {
     return -a;
@@ -55,7 +95,7 @@ template <class T> inline T neg(T a) {
 }
 
 // Integer division truncates (C++); b == 0 is the caller's error; MIN / -1 wraps to MIN.
-template <class T> inline T div(T a, T b) {
+template <class T> SCANGEN_SCALAR_FN T div(T a, T b) {
   if constexpr (is_int_v<T>) {
     if (b == 0) return 0;
     if (b == -1) return neg(a);
@@ -65,16 +105,16 @@ template <class T> inline T div(T a, T b) {
   }
 }
 // Integer remainder has the sign of a (C++); float remainder is fmod.
-template <class T> inline T mod(T a, T b) {
+template <class T> SCANGEN_SCALAR_FN T mod(T a, T b) {
   if constexpr (is_int_v<T>) {
     if (b == 0 || b == -1) return 0;
     return a % b;
   } else {
-    return std::fmod(a, b);
+    return SCANGEN_MATH(fmod)(a, b);
   }
 }
 // Integer power by squaring, wrapping; a negative exponent is the caller's error.
-template <class T> inline T pow(T a, T b) {
+template <class T> SCANGEN_SCALAR_FN T pow(T a, T b) {
   if constexpr (is_int_v<T>) {
     if (b < 0) return 0;
     T result = 1;
@@ -86,66 +126,66 @@ template <class T> inline T pow(T a, T b) {
     }
     return result;
   } else {
-    return std::pow(a, b);
+    return SCANGEN_MATH(pow)(a, b);
   }
 }
 
 // min and max propagate NaN (NumPy's minimum/maximum); otherwise the first wins a tie.
-template <class T> inline T min(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
+template <class T> SCANGEN_SCALAR_FN T min(T a, T b) {
+  if constexpr (is_float_v<T>) {
     if (a != a) return a;
     if (b != b) return b;
   }
   return b < a ? b : a;
 }
-template <class T> inline T max(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
+template <class T> SCANGEN_SCALAR_FN T max(T a, T b) {
+  if constexpr (is_float_v<T>) {
     if (a != a) return a;
     if (b != b) return b;
   }
   return a < b ? b : a;
 }
 
-template <class T> inline T abs(T a) {
+template <class T> SCANGEN_SCALAR_FN T abs(T a) {
   if constexpr (is_int_v<T>) {
     return a < 0 ? neg(a) : a;
   } else {
-    return std::fabs(a);
+    return SCANGEN_MATH(fabs)(a);
   }
 }
 // -1, 0 or 1; for floats, zeros keep their sign and NaN stays NaN.
-template <class T> inline T sign(T a) {
+template <class T> SCANGEN_SCALAR_FN T sign(T a) {
   if (a > T(0)) return T(1);
   if (a < T(0)) return T(-1);
   return a;
 }
 
-template <class T> inline T exp(T a) { return std::exp(a); }
-template <class T> inline T log(T a) { return std::log(a); }
-template <class T> inline T log1p(T a) { return std::log1p(a); }
-template <class T> inline T expm1(T a) { return std::expm1(a); }
-template <class T> inline T sqrt(T a) { return std::sqrt(a); }
-template <class T> inline T sin(T a) { return std::sin(a); }
-template <class T> inline T cos(T a) { return std::cos(a); }
-template <class T> inline T tanh(T a) { return std::tanh(a); }
-template <class T> inline T sigmoid(T a) { return T(1) / (T(1) + std::exp(-a)); }
-template <class T> inline T floor(T a) { return std::floor(a); }
-template <class T> inline T ceil(T a) { return std::ceil(a); }
+template <class T> SCANGEN_SCALAR_FN T exp(T a) { return SCANGEN_MATH(exp)(a); }
+template <class T> SCANGEN_SCALAR_FN T log(T a) { return SCANGEN_MATH(log)(a); }
+template <class T> SCANGEN_SCALAR_FN T log1p(T a) { return SCANGEN_MATH(log1p)(a); }
+template <class T> SCANGEN_SCALAR_FN T expm1(T a) { return SCANGEN_MATH(expm1)(a); }
+template <class T> SCANGEN_SCALAR_FN T sqrt(T a) { return SCANGEN_MATH(sqrt)(a); }
+template <class T> SCANGEN_SCALAR_FN T sin(T a) { return SCANGEN_MATH(sin)(a); }
+template <class T> SCANGEN_SCALAR_FN T cos(T a) { return SCANGEN_MATH(cos)(a); }
+template <class T> SCANGEN_SCALAR_FN T tanh(T a) { return SCANGEN_MATH(tanh)(a); }
+template <class T> SCANGEN_SCALAR_FN T sigmoid(T a) { return T(1) / (T(1) + SCANGEN_MATH(exp)(-a)); }
+template <class T> SCANGEN_SCALAR_FN T floor(T a) { return SCANGEN_MATH(floor)(a); }
+template <class T> SCANGEN_SCALAR_FN T ceil(T a) { return SCANGEN_MATH(ceil)(a); }
 
 // Conversions: to bool is `!= 0`; float to integer truncates and saturates, NaN gives 0; integer
 // narrowing wraps.
-template <class To, class From> inline To cast(From x) {
-  if constexpr (std::is_same_v<To, From>) {
+template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
+  if constexpr (same_v<To, From>) {
     return x;
-  } else if constexpr (std::is_same_v<To, bool>) {
+  } else if constexpr (same_v<To, bool>) {
     return x != From(0);
-  } else if constexpr (std::is_floating_point_v<From> && is_int_v<To>) {
+  } else if constexpr (is_float_v<From> && is_int_v<To>) {
     if (x != x) return 0;
-    if (x <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    if (x >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    if (x <= static_cast<From>(int_min<To>())) return int_min<To>();
+    if (x >= static_cast<From>(int_max<To>())) return int_max<To>();
     return static_cast<To>(x);
   } else if constexpr (is_int_v<From> && is_int_v<To> && sizeof(To) < sizeof(From)) {
-    using U = std::make_unsigned_t<To>;
+    using U = unsigned_t<To>;
     return static_cast<To>(static_cast<U>(x));
   } else {
     return static_cast<To>(x);
