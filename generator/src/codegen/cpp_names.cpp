@@ -21,7 +21,9 @@ bool is_reserved_cpp_name(const std::string& s) {
       "ptrdiff_t", "INT32_MIN", "INT32_MAX", "INT64_MIN", "INT64_MAX", "errno", "NULL", "EOF", "NAN", "INFINITY",
       "HUGE_VAL", "HUGE_VALF", "assert", "offsetof",
       // namespaces and names of the support code and the generated API
-      "std", "scangen", "sg", "main", "result", "results"};
+      "std", "scangen", "sg", "main", "result", "results",
+      // names of CUDA kernels (the context, the launch record) and CUDA's built-in variables
+      "sgc", "ctx", "launch", "tensors", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3"};
   // The support code's own names (scangen_rt_v1, scangen_tensor, SCANGEN_IVDEP, ...) never end in
   // '_', so appending one frees a name.
   bool support = (s.rfind("scangen_", 0) == 0 || s.rfind("SCANGEN_", 0) == 0) && s.back() != '_';

@@ -1,0 +1,265 @@
+#include "codegen/cpp_printer.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace scangen::codegen {
+
+using lir::ExprKind;
+using lir::ExprRef;
+using lir::StmtKind;
+
+const char* ctype(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "int32_t";
+    case DType::I64: return "int64_t";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+  }
+  return "void";
+}
+
+const char* abi_dtype(DType d) {
+  switch (d) {
+    case DType::Bool: return "SCANGEN_DTYPE_BOOL";
+    case DType::I32: return "SCANGEN_DTYPE_I32";
+    case DType::I64: return "SCANGEN_DTYPE_I64";
+    case DType::F32: return "SCANGEN_DTYPE_F32";
+    case DType::F64: return "SCANGEN_DTYPE_F64";
+  }
+  return "?";
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+namespace {
+
+std::string int_text(int64_t v) {
+  if (v == INT64_MIN) return "INT64_MIN";
+  return std::to_string(v);
+}
+
+bool balanced_inner(const std::string& s) {
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')') --depth;
+    if (depth == 0 && i + 1 < s.size()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string CppPrinter::special_float(double v, DType d) const {
+  const char* t = d == DType::F32 ? "float" : "double";
+  if (std::isnan(v)) return std::string("std::numeric_limits<") + t + ">::quiet_NaN()";
+  return std::string(v < 0 ? "-" : "") + "std::numeric_limits<" + t + ">::infinity()";
+}
+
+std::string CppPrinter::expr(const ExprRef& e, bool plain) {
+  switch (e->kind) {
+    case ExprKind::Imm: {
+      const ir::Scalar& s = e->imm;
+      switch (s.dtype) {
+        case DType::Bool: return s.i ? "true" : "false";
+        case DType::I32:
+          if (s.i == INT32_MIN) return "INT32_MIN";
+          return plain ? std::to_string(s.i) : "int32_t{" + std::to_string(s.i) + "}";
+        case DType::I64: return plain ? int_text(s.i) : "int64_t{" + int_text(s.i) + "}";
+        case DType::F32:
+        case DType::F64: {
+          if (std::isnan(s.f) || std::isinf(s.f)) return special_float(s.f, s.dtype);
+          char buf[48];
+          std::snprintf(buf, sizeof buf, s.dtype == DType::F32 ? "%.9g" : "%.17g", s.f);
+          std::string text = buf;
+          if (text.find_first_of(".e") == std::string::npos) text += ".0";
+          if (s.dtype == DType::F32) text += "f";
+          return text;
+        }
+      }
+      return "?";
+    }
+    case ExprKind::Var: return e->name;
+    case ExprKind::Load: return e->name + "[" + expr(e->a, true) + "]";
+    case ExprKind::Unary: {
+      std::string a = expr(e->a);
+      switch (e->uop) {
+        case ir::UnaryOp::Not: return "!" + a;
+        case ir::UnaryOp::Neg:
+          if (!is_float(e->type)) return "sg::neg(" + a + ")";
+          // `--x` would be a decrement: a negated negative operand gets parentheses.
+          return a[0] == '-' ? "-(" + a + ")" : "-" + a;
+        default: return std::string("sg::") + ir::unary_op_name(e->uop) + "(" + a + ")";
+      }
+    }
+    case ExprKind::Binary: return binary(*e);
+    case ExprKind::Select: return "(" + expr(e->a, true) + " ? " + expr(e->b, plain) + " : " + expr(e->c, plain) + ")";
+    case ExprKind::Cast: return std::string("sg::cast<") + ctype(e->type) + ">(" + expr(e->a) + ")";
+  }
+  return "?";
+}
+
+void CppPrinter::body(const std::vector<lir::StmtRef>& stmts, int indent, std::ostringstream& os) {
+  for (const auto& c : stmts) stmt(*c, indent, os);
+}
+
+void CppPrinter::stmt(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  std::string pad(size_t(indent), ' ');
+  switch (s.kind) {
+    case StmtKind::Block: body(s.body, indent, os); return;
+    case StmtKind::Let:
+      // Pointers are restrict-qualified where the backend allows: the lowering never uses, in one
+      // loop, a pointer it writes through together with another that overlaps it (state rows,
+      // ring slots and fresh buffers are disjoint; views are only read).
+      if (s.vtype.is_pointer()) {
+        os << pad << (s.vtype.kind == lir::VarType::Kind::ConstPointer ? "const " : "") << ctype(s.vtype.elem) << "* "
+           << restrict_qualifier() << (*restrict_qualifier() ? " " : "") << "const " << s.var << " = " << expr(s.value);
+        if (s.index) os << " + " << expr(s.index, true);
+        os << ";\n";
+      } else {
+        os << pad << "const " << ctype(s.vtype.elem) << " " << s.var << " = " << top(s.value) << ";\n";
+      }
+      return;
+    case StmtKind::Decl: os << pad << ctype(s.vtype.elem) << " " << s.var << " = " << top(s.value) << ";\n"; return;
+    case StmtKind::Assign: os << pad << s.var << " = " << top(s.value) << ";\n"; return;
+    case StmtKind::Store: print_store(s, indent, os); return;
+    case StmtKind::For: print_for(s, indent, os); return;
+    case StmtKind::If: print_if(s, indent, os); return;
+    case StmtKind::Break: os << pad << "break;\n"; return;
+    case StmtKind::Check: print_check(s, indent, os); return;
+    case StmtKind::Alloc: print_alloc(s, indent, os); return;
+    case StmtKind::Grow: print_grow(s, indent, os); return;
+    case StmtKind::Call: print_call(s, indent, os); return;
+    case StmtKind::Result: print_result(s, indent, os); return;
+    case StmtKind::Comment: os << pad << "// " << s.text << "\n"; return;
+  }
+}
+
+void CppPrinter::print_store(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  os << std::string(size_t(indent), ' ') << s.var << "[" << expr(s.index, true) << "] = " << top(s.value) << ";\n";
+}
+
+void CppPrinter::print_for(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  std::string pad(size_t(indent), ' ');
+  if (s.loop == lir::LoopKind::Vector) os << pad << "SCANGEN_IVDEP\n";
+  os << pad << "for (int64_t " << s.var << " = " << expr(s.begin, true) << "; " << s.var << " < " << expr(s.end, true)
+     << "; ++" << s.var << ") {\n";
+  body(s.body, indent + 2, os);
+  os << pad << "}\n";
+}
+
+void CppPrinter::print_if(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  std::string pad(size_t(indent), ' ');
+  os << pad << "if (" << top(s.cond, true) << ") {\n";
+  body(s.body, indent + 2, os);
+  os << pad << "}\n";
+}
+
+std::string CppPrinter::failure_arguments(const lir::Stmt& s) {
+  std::string out = std::to_string(s.line) + ", " + std::to_string(s.col);
+  for (const lir::MessagePart& m : s.message) {
+    if (!m.text.empty()) out += ", " + quote(m.text);
+    if (m.value) out += ", int64_t{" + expr(m.value, true) + "}";
+  }
+  return out;
+}
+
+void CppPrinter::print_check(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  os << std::string(size_t(indent), ' ') << "if (!" << paren(s.cond) << ") scangen_rt_v1::fail("
+     << failure_arguments(s) << ");\n";
+}
+
+void CppPrinter::print_alloc(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  os << std::string(size_t(indent), ' ') << ctype(s.vtype.elem)
+     << (s.mutable_pointer ? "* __restrict " : "* __restrict const ") << s.var << " = " << s.storage << ".ensure("
+     << expr(s.value, true) << ");\n";
+}
+
+void CppPrinter::print_grow(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  os << std::string(size_t(indent), ' ') << s.var << " = " << s.storage << ".grow(" << expr(s.value, true) << ", "
+     << expr(s.index, true) << ");\n";
+}
+
+void CppPrinter::print_call(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  os << std::string(size_t(indent), ' ') << "scangen_rt_v1::" << s.callee << "(";
+  for (size_t i = 0; i < s.args.size(); ++i) os << (i ? ", " : "") << expr(s.args[i], true);
+  os << ");\n";
+}
+
+void CppPrinter::print_result(const lir::Stmt& s, int indent, std::ostringstream& os) {
+  std::string pad(size_t(indent), ' ');
+  std::string r = "result" + std::to_string(s.result_index);
+  if (s.storage.empty()) {
+    os << pad << r << " = " << top(s.value) << ";\n";
+    return;
+  }
+  os << pad << r << " = scangen::Tensor<" << ctype(s.value->type) << ">::adopt(" << s.storage << ".release(), "
+     << expr(s.value) << ", {";
+  for (size_t i = 0; i < s.args.size(); ++i) os << (i ? ", " : "") << expr(s.args[i], true);
+  os << "});\n";
+}
+
+std::string CppPrinter::top(const ExprRef& e, bool plain) {
+  std::string s = expr(e, plain);
+  if (s.size() > 2 && s.front() == '(' && s.back() == ')' && balanced_inner(s)) return s.substr(1, s.size() - 2);
+  return s;
+}
+
+std::string CppPrinter::paren(const ExprRef& e) {
+  std::string s = expr(e, true);
+  if (s.front() == '(' && s.back() == ')' && balanced_inner(s)) return s;
+  return "(" + s + ")";
+}
+
+std::string CppPrinter::binary(const lir::Expr& e) {
+  bool plain = e.index_math;
+  std::string a = expr(e.a, plain), b = expr(e.b, plain);
+  auto op = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
+  auto call = [&](const char* f) { return std::string("sg::") + f + "(" + a + ", " + b + ")"; };
+  DType t = e.a->type;
+  switch (e.bop) {
+    case ir::BinaryOp::Add: return plain || is_float(t) ? op("+") : call("add");
+    case ir::BinaryOp::Sub: return plain || is_float(t) ? op("-") : call("sub");
+    case ir::BinaryOp::Mul: return plain || is_float(t) ? op("*") : call("mul");
+    case ir::BinaryOp::Div: return is_float(t) ? op("/") : call("div");
+    case ir::BinaryOp::Mod: return plain ? call("mod<int64_t>") : call("mod");
+    case ir::BinaryOp::Pow: return call("pow");
+    case ir::BinaryOp::Min: return plain ? call("min<int64_t>") : call("min");
+    case ir::BinaryOp::Max: return plain ? call("max<int64_t>") : call("max");
+    case ir::BinaryOp::Eq: return op("==");
+    case ir::BinaryOp::Ne: return op("!=");
+    case ir::BinaryOp::Lt: return op("<");
+    case ir::BinaryOp::Le: return op("<=");
+    case ir::BinaryOp::Gt: return op(">");
+    case ir::BinaryOp::Ge: return op(">=");
+    case ir::BinaryOp::And: return op("&&");
+    case ir::BinaryOp::Or: return op("||");
+  }
+  return "?";
+}
+
+void reads_of(const lir::Stmt& s, std::set<std::string>& out) {
+  std::vector<std::string> r;
+  for (const ExprRef* e : {&s.value, &s.index, &s.begin, &s.end, &s.cond}) lir::collect_reads(*e, r);
+  for (const ExprRef& a : s.args) lir::collect_reads(a, r);
+  for (const lir::MessagePart& m : s.message) lir::collect_reads(m.value, r);
+  if (s.kind == StmtKind::Store) r.push_back(s.var);
+  out.insert(r.begin(), r.end());
+  for (const auto& c : s.body) reads_of(*c, out);
+  for (const auto& c : s.else_body) reads_of(*c, out);
+}
+
+}  // namespace scangen::codegen

@@ -1,0 +1,57 @@
+/* The C ABI between a CUDA kernel that scangen emits and the host code that launches it: the
+ * scangen runtime (JIT), the host glue of an offline .cu, and the CPU emulation of the tests.
+ *
+ * Every emitted kernel has the signature
+ *     extern "C" __global__ void scangen_kernel_<n>(scangen_cuda_launch* launch,
+ *                                                   scangen_cuda_tensor* tensors);
+ * Both point into one device allocation: the launch record, then the function's arguments and
+ * results (tensors[0, num_args) and tensors[num_args, num_args + num_results)). The kernel runs a
+ * whole function; buffers it needs are carved out of the arena the host gives it. When the arena
+ * is too small the kernel stops early with SCANGEN_CUDA_NEEDS_ARENA and says how many bytes it
+ * needed so far; the host launches again with a larger arena (scangen_cuda_launch.h). Embedded
+ * verbatim into emitted code; keep it plain C and free of standard headers (NVRTC has none). */
+#ifndef SCANGEN_CUDA_ABI_H
+#define SCANGEN_CUDA_ABI_H
+
+#define SCANGEN_CUDA_ABI_VERSION 1
+#define SCANGEN_CUDA_MAX_RANK 8
+#define SCANGEN_CUDA_ERROR_CAPACITY 1024
+/* The alignment of every buffer carved out of the arena (bytes). */
+#define SCANGEN_CUDA_ARENA_ALIGNMENT 256
+
+/* status */
+#define SCANGEN_CUDA_RUNNING 0 /* set by the host; still 0 after a kernel that finished well */
+#define SCANGEN_CUDA_USER_ERROR 1
+#define SCANGEN_CUDA_NEEDS_ARENA 2
+
+typedef struct scangen_cuda_tensor {
+  unsigned long long data;  /* device address of the first element; rank 0: unused */
+  unsigned long long scalar; /* rank 0: the value's bytes, in the low bytes */
+  long long shape[SCANGEN_CUDA_MAX_RANK];
+  int rank;
+  int dtype; /* enum scangen_dtype of scangen_abi.h */
+} scangen_cuda_tensor;
+
+typedef struct scangen_cuda_launch {
+  int abi_version;
+  int num_args;
+  int num_results;
+  int status;
+  unsigned long long arena;           /* device address */
+  unsigned long long arena_capacity;  /* bytes */
+  unsigned long long arena_needed;    /* NEEDS_ARENA: bytes the kernel needed when it stopped */
+  unsigned long long arena_used;      /* bytes used by a kernel that finished */
+  /* The grid barrier: arrivals of this round, and rounds completed. Zero at launch. */
+  unsigned int barrier_arrived;
+  unsigned int barrier_round;
+  /* The error: several threads may fail at once; the one with the smallest key (the element
+   * index in its loop, 0 outside element loops) is kept, under error_lock. */
+  unsigned int error_lock;
+  int error_line;
+  int error_column;
+  int reserved;
+  unsigned long long error_key;
+  char error_message[SCANGEN_CUDA_ERROR_CAPACITY];
+} scangen_cuda_launch;
+
+#endif /* SCANGEN_CUDA_ABI_H */

@@ -1,0 +1,224 @@
+// Device helpers of emitted CUDA kernels: one thread's view of the launch (its rank among all
+// threads, barriers, the arena buffers come from, failures), buffers that keep their capacity,
+// and the copy and matrix product spread over the threads. Every emitted .cu embeds this text
+// after scangen_cuda_abi.h and scangen_scalar.h. It compiles with NVRTC (no standard headers) and
+// nvcc, and as host C++ under the emulation of the tests (tests/cuda_emulation/).
+//
+// The execution model (docs/cuda.md): every thread of the grid runs the whole function. Code
+// outside element loops is uniform: every thread computes the same scalars and stores the same
+// values, so no thread waits for another to learn them. An element loop gives each thread the
+// elements rank, rank + width, ...; a barrier follows it before anyone reads what it wrote.
+#ifndef SCANGEN_CUDA_DEVICE_V1_H
+#define SCANGEN_CUDA_DEVICE_V1_H
+
+// A read of a word other threads write, not cached in a register (the emulation replaces it).
+#ifndef SCANGEN_CUDA_LOAD_VOLATILE
+#define SCANGEN_CUDA_LOAD_VOLATILE(p) (*(volatile const unsigned int*)(p))
+#endif
+
+namespace scangen_cuda_v1 {
+
+namespace detail {
+__device__ inline void append(char* out, int& n, const char* text) {
+  while (*text && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY) out[n++] = *text++;
+  out[n] = '\0';
+}
+__device__ inline void append(char* out, int& n, long long v) {
+  char digits[24];
+  int d = 0;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do {
+    digits[d++] = char('0' + int(u % 10));
+    u /= 10;
+  } while (u != 0);
+  if (v < 0 && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY) out[n++] = '-';
+  while (d > 0 && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY) out[n++] = digits[--d];
+  out[n] = '\0';
+}
+__device__ inline void append(char* out, int& n, long v) { append(out, n, (long long)v); }
+__device__ inline void append_all(char*, int&) {}
+template <class Part, class... Parts>
+__device__ inline void append_all(char* out, int& n, const Part& part, const Parts&... parts) {
+  append(out, n, part);
+  append_all(out, n, parts...);
+}
+}  // namespace detail
+
+// One thread's view of the launch. Its arena cursor is uniform: every thread carves the same
+// buffers in the same order, so they agree on every address without talking.
+class Context {
+ public:
+  __device__ Context(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors)
+      : launch_(launch),
+        tensors_(tensors),
+        rank_((long long)blockIdx.x * blockDim.x + threadIdx.x),
+        width_((long long)gridDim.x * blockDim.x) {}
+
+  __device__ long long rank() const { return rank_; }
+  __device__ long long width() const { return width_; }
+  __device__ bool leader() const { return rank_ == 0; }
+
+  // Every thread of the grid waits here for all others: __syncthreads() for one block, else a
+  // barrier over a cooperative launch (all blocks resident), counted in the launch record.
+  __device__ void barrier() {
+    __syncthreads();
+    if (gridDim.x == 1) return;
+    if (threadIdx.x == 0) {
+      // The round is read before arriving: it cannot advance until this block has arrived.
+      unsigned int round = SCANGEN_CUDA_LOAD_VOLATILE(&launch_->barrier_round);
+      __threadfence();
+      if (atomicAdd(&launch_->barrier_arrived, 1u) == gridDim.x - 1) {
+        atomicExch(&launch_->barrier_arrived, 0u);
+        __threadfence();
+        atomicAdd(&launch_->barrier_round, 1u);
+      } else {
+        while (SCANGEN_CUDA_LOAD_VOLATILE(&launch_->barrier_round) == round) {
+        }
+      }
+      __threadfence();
+    }
+    __syncthreads();
+  }
+
+  // Records the error of the .scan program at line:column. Of several failing threads, the one
+  // with the smallest key (the element index; 0 in uniform code) wins, as in sequential order.
+  // The caller then stops: returns (uniform code) or skips to the loop's barrier (element loops).
+  template <class... Parts>
+  __device__ void fail(long long key, int line, int column, const Parts&... parts) {
+    while (atomicCAS(&launch_->error_lock, 0u, 1u) != 0u) {
+    }
+    __threadfence();
+    if ((unsigned long long)key < launch_->error_key) {
+      launch_->error_key = (unsigned long long)key;
+      launch_->error_line = line;
+      launch_->error_column = column;
+      int n = 0;
+      launch_->error_message[0] = '\0';
+      detail::append_all(launch_->error_message, n, parts...);
+      launch_->status = SCANGEN_CUDA_USER_ERROR;
+    }
+    __threadfence();
+    atomicExch(&launch_->error_lock, 0u);
+  }
+  // After a barrier: whether any thread failed (all threads see the same answer).
+  __device__ bool failed() const { return SCANGEN_CUDA_LOAD_VOLATILE(&launch_->status) != 0u; }
+
+  // `bytes` of the arena, aligned; null (and the launch asks for a larger arena) when it is full.
+  __device__ void* take(unsigned long long bytes) {
+    const unsigned long long a = SCANGEN_CUDA_ARENA_ALIGNMENT;
+    unsigned long long start = (used_ + a - 1) / a * a;
+    if (bytes > launch_->arena_capacity || start > launch_->arena_capacity - bytes) {
+      if (leader()) {
+        launch_->arena_needed = start + bytes < start ? ~0ull : start + bytes;
+        launch_->status = SCANGEN_CUDA_NEEDS_ARENA;
+      }
+      return nullptr;
+    }
+    used_ = start + bytes;
+    return (void*)(launch_->arena + start);
+  }
+  // A valid address for a buffer of no elements.
+  __device__ void* empty() const { return (void*)launch_->arena; }
+
+  template <class T, class... Dims>
+  __device__ void result(int index, const T* data, Dims... dims) {
+    if (!leader()) return;
+    scangen_cuda_tensor& r = tensors_[launch_->num_args + index];
+    long long shape[] = {(long long)dims...};
+    r.data = (unsigned long long)data;
+    r.rank = int(sizeof...(Dims));
+    for (int d = 0; d < r.rank; ++d) r.shape[d] = shape[d];
+  }
+  template <class T>
+  __device__ void result(int index, T value) {
+    if (!leader()) return;
+    scangen_cuda_tensor& r = tensors_[launch_->num_args + index];
+    unsigned long long bits = 0;
+    const unsigned char* from = (const unsigned char*)&value;
+    unsigned char* to = (unsigned char*)&bits;
+    for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
+    r.scalar = bits;
+    r.rank = 0;
+  }
+  // The end of a function that ran to completion.
+  __device__ void finish() {
+    if (leader()) launch_->arena_used = used_;
+  }
+
+ private:
+  scangen_cuda_launch* launch_;
+  scangen_cuda_tensor* tensors_;
+  long long rank_;
+  long long width_;
+  unsigned long long used_ = 0;
+};
+
+// Arguments, as the kernel receives them.
+template <class T>
+__device__ inline const T* tensor_arg(const scangen_cuda_tensor& t) {
+  return (const T*)t.data;
+}
+template <class T>
+__device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
+  T value;
+  const unsigned char* from = (const unsigned char*)&t.scalar;
+  unsigned char* to = (unsigned char*)&value;
+  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
+  return value;
+}
+
+// A buffer that keeps its capacity (as the CPU backend's Storage): ensure() carves a new one only
+// when asked for more than it holds. Calls are uniform; null means the arena is full.
+template <class T>
+class Storage {
+ public:
+  __device__ T* ensure(Context& ctx, long long count) {
+    if (count > capacity_) {
+      if ((unsigned long long)count > ~0ull / sizeof(T)) return nullptr;
+      T* p = (T*)ctx.take((unsigned long long)count * sizeof(T));
+      if (!p) return nullptr;
+      data_ = p;
+      capacity_ = count;
+    }
+    return data_ ? data_ : (T*)ctx.empty();
+  }
+  // Room for `count` elements keeping the first `keep` (the results of a scan with `until`).
+  __device__ T* grow(Context& ctx, long long count, long long keep) {
+    if (count <= capacity_) return data_;
+    T* old = data_;
+    if (!ensure(ctx, count)) return nullptr;
+    for (long long i = ctx.rank(); i < keep; i += ctx.width()) data_[i] = old[i];
+    ctx.barrier();
+    return data_;
+  }
+
+ private:
+  T* data_ = nullptr;
+  long long capacity_ = 0;
+};
+
+template <class T>
+__device__ inline void copy(Context& ctx, T* dst, const T* src, long long count) {
+  for (long long i = ctx.rank(); i < count; i += ctx.width()) dst[i] = src[i];
+  ctx.barrier();
+}
+
+// out[m x n] = a[m x k] @ b[k x n], one output element per thread at a time, its products summed
+// in increasing k from zero as the interpreter does (with --fmad=false: the same bits).
+template <class T>
+__device__ inline void matmul(Context& ctx, T* out, const T* a, const T* b, long long m, long long k,
+                              long long n) {
+  const long long count = m * n;
+  for (long long e = ctx.rank(); e < count; e += ctx.width()) {
+    const long long i = e / n, j = e - i * n;
+    T acc = T(0);
+    for (long long p = 0; p < k; ++p)
+      acc = scangen::scalar_v1::add(acc, scangen::scalar_v1::mul(a[i * k + p], b[p * n + j]));
+    out[e] = acc;
+  }
+  ctx.barrier();
+}
+
+}  // namespace scangen_cuda_v1
+
+#endif  // SCANGEN_CUDA_DEVICE_V1_H

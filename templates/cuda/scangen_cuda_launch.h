@@ -1,0 +1,130 @@
+// The host side of running one emitted kernel (scangen_cuda_abi.h): choosing the grid, the launch
+// record, the arena, and launching again with a larger arena when the kernel asks for one.
+//
+// One implementation for every host: the scangen runtime (CUDA driver API), the host glue of an
+// offline .cu (CUDA runtime API) and the CPU emulation of the tests each supply `Ops`:
+//   unsigned long long allocate(size_t bytes);       device memory (throws when there is none)
+//   void release(unsigned long long address);
+//   void upload(unsigned long long to, const void* from, size_t bytes);
+//   void download(void* to, unsigned long long from, size_t bytes);
+//   unsigned max_blocks(unsigned block);             blocks of `block` threads resident at once
+//   void launch(const LaunchShape&, unsigned long long launch, unsigned long long tensors);
+//                                                    runs the kernel to completion
+// Host C++17; embedded into offline .cu files after scangen_cuda_abi.h.
+#ifndef SCANGEN_CUDA_LAUNCH_V1_H
+#define SCANGEN_CUDA_LAUNCH_V1_H
+
+#include <cstddef>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace scangen_cuda_launch_v1 {
+
+struct LaunchShape {
+  unsigned grid = 1;
+  unsigned block = 32;
+  bool cooperative = false;  // several blocks: all resident, for the grid barrier
+};
+
+// Threads for `width` parallel elements (the largest element loop of the function, computed on
+// the host from the argument shapes): one warp at least, blocks of up to `block_limit` threads,
+// and no more blocks than the device holds at once (`max_blocks(block)`).
+template <class MaxBlocks>
+LaunchShape launch_shape(long long width, MaxBlocks&& max_blocks, unsigned block_limit = 256) {
+  LaunchShape s;
+  unsigned long long threads = width < 1 ? 1ull : (unsigned long long)width;
+  unsigned long long block = (threads + 31) / 32 * 32;
+  s.block = unsigned(block < block_limit ? block : block_limit);
+  unsigned long long blocks = (threads + s.block - 1) / s.block;
+  if (blocks > 1) {
+    unsigned resident = max_blocks(s.block);
+    if (resident < 1) resident = 1;
+    if (blocks > resident) blocks = resident;
+  }
+  s.grid = unsigned(blocks);
+  s.cooperative = s.grid > 1;
+  return s;
+}
+
+struct Outcome {
+  bool ok = false;
+  // When not ok: the error of the .scan program.
+  int line = 0;
+  int column = 0;
+  std::string message;
+  // When ok: the arena the results point into (now the caller's to release) and the results.
+  unsigned long long arena = 0;
+  std::vector<scangen_cuda_tensor> results;
+  int launches = 0;
+};
+
+// Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
+// is the arena to start with, and is raised to what the function used, so the next call with the
+// same shapes launches once.
+template <class Ops>
+Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
+            unsigned long long& arena_hint) {
+  const size_t count = args.size() + size_t(num_results);
+  const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
+  const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);
+  std::vector<unsigned char> host(record_bytes, 0);
+  auto* launch = reinterpret_cast<scangen_cuda_launch*>(host.data());
+  auto* tensors = reinterpret_cast<scangen_cuda_tensor*>(host.data() + tensors_offset);
+  struct Memory {
+    Ops& ops;
+    unsigned long long address = 0;
+    ~Memory() {
+      if (address) ops.release(address);
+    }
+  };
+  Memory record{ops};
+  record.address = ops.allocate(record_bytes);
+  const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); });
+  unsigned long long capacity = arena_hint < 4096 ? 4096 : arena_hint;
+  Outcome out;
+  for (;;) {
+    Memory arena{ops};
+    arena.address = ops.allocate(size_t(capacity));
+    std::memset(host.data(), 0, host.size());
+    launch->abi_version = SCANGEN_CUDA_ABI_VERSION;
+    launch->num_args = int(args.size());
+    launch->num_results = num_results;
+    launch->arena = arena.address;
+    launch->arena_capacity = capacity;
+    launch->error_key = ~0ull;
+    for (size_t i = 0; i < args.size(); ++i) tensors[i] = args[i];
+    ops.upload(record.address, host.data(), host.size());
+    ops.launch(shape, record.address, record.address + tensors_offset);
+    ++out.launches;
+    ops.download(host.data(), record.address, host.size());
+    if (launch->status == SCANGEN_CUDA_NEEDS_ARENA) {
+      // Each launch gets further than the last: the arena grows past what it stopped at.
+      if (launch->arena_needed <= capacity || out.launches > 64)
+        throw std::logic_error("scangen kernel: the arena protocol did not progress");
+      unsigned long long twice = capacity * 2;
+      capacity = launch->arena_needed > twice ? launch->arena_needed : twice;
+      continue;
+    }
+    if (launch->status == SCANGEN_CUDA_USER_ERROR) {
+      out.line = launch->error_line;
+      out.column = launch->error_column;
+      launch->error_message[SCANGEN_CUDA_ERROR_CAPACITY - 1] = '\0';
+      out.message = launch->error_message;
+      return out;
+    }
+    if (launch->status != SCANGEN_CUDA_RUNNING)
+      throw std::logic_error("scangen kernel: unknown status " + std::to_string(launch->status));
+    if (launch->arena_used > arena_hint) arena_hint = launch->arena_used;
+    out.ok = true;
+    out.arena = arena.address;
+    arena.address = 0;
+    out.results.assign(tensors + args.size(), tensors + count);
+    return out;
+  }
+}
+
+}  // namespace scangen_cuda_launch_v1
+
+#endif  // SCANGEN_CUDA_LAUNCH_V1_H
