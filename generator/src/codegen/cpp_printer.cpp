@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "codegen/cpp_names.h"
+
 namespace scangen::codegen {
 
 using lir::ExprKind;
@@ -260,6 +262,66 @@ void reads_of(const lir::Stmt& s, std::set<std::string>& out) {
   out.insert(r.begin(), r.end());
   for (const auto& c : s.body) reads_of(*c, out);
   for (const auto& c : s.else_body) reads_of(*c, out);
+}
+
+namespace {
+
+// A name of the typed API for a .scan name: sanitized, with '_' appended while it is reserved or
+// already taken (a fn `class`, a parameter `result`, a fn g_impl beside g's implementation).
+std::string api_identifier(const std::string& name, std::set<std::string>& taken) {
+  std::string out = cpp_identifier_chars(name);
+  while (is_reserved_cpp_name(out) || taken.count(out)) out += "_";
+  taken.insert(out);
+  return out;
+}
+
+}  // namespace
+
+// The typed API of every function. Names are chosen for the whole module: the functions and
+// result structs share the namespace with the implementations, and a parameter must not hide
+// a type, the implementation or the result variable that the API body names.
+std::vector<Api> apis_of(const ir::Program& program, const lir::Module& module, const ApiTypes& types) {
+  std::set<std::string> module_names;
+  for (const lir::Function& lf : module.functions) module_names.insert(lf.symbol);
+  std::vector<Api> apis(program.functions.size());
+  // Functions first: a fn named f_results keeps its name, fn f's result struct gives way.
+  for (size_t f = 0; f < program.functions.size(); ++f)
+    apis[f].name = api_identifier(program.functions[f].name, module_names);
+  for (size_t f = 0; f < program.functions.size(); ++f)
+    if (program.functions[f].results.size() > 1)
+      apis[f].result_type = api_identifier(apis[f].name + "_results", module_names);
+  for (size_t f = 0; f < program.functions.size(); ++f) {
+    const ir::Function& fn = program.functions[f];
+    Api& a = apis[f];
+    std::set<std::string> body_names = {module.functions[f].symbol};
+    if (!a.result_type.empty()) body_names.insert(a.result_type);
+    a.local = fn.results.size() == 1 ? "result" : "results";
+    std::set<std::string> arg_names = body_names;
+    for (size_t i = 0; i < fn.args.size(); ++i) {
+      const ir::ArgDecl& arg = fn.args[i];
+      if (i) a.params += ", ";
+      a.params += arg.type.is_scalar() ? std::string(ctype(arg.type.dtype)) : types.tensor_ref(arg.type.dtype, true);
+      a.arg_names.push_back(api_identifier(arg.name, arg_names));
+      a.params += " " + a.arg_names.back();
+    }
+    while (arg_names.count(a.local)) a.local += "_";
+    auto one = [&](const ir::ResultDecl& r) {
+      return r.type.is_scalar() ? std::string(ctype(r.type.dtype))
+                                : types.tensor(r.type.dtype);
+    };
+    if (fn.results.size() == 1) {
+      a.result_type = one(fn.results[0]);
+    } else {
+      a.result_struct = "struct " + a.result_type + " {\n";
+      std::set<std::string> used = {a.result_type};
+      for (size_t i = 0; i < fn.results.size(); ++i) {
+        a.result_fields.push_back(api_identifier(fn.result_name(i), used));
+        a.result_struct += "  " + one(fn.results[i]) + " " + a.result_fields.back() + ";\n";
+      }
+      a.result_struct += "};\n";
+    }
+  }
+  return apis;
 }
 
 }  // namespace scangen::codegen

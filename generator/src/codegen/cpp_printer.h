@@ -3,6 +3,7 @@
 // the statements that touch memory, loops and failures print.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -49,6 +50,28 @@ class CppPrinter {
  private:
   std::string binary(const lir::Expr& e);
 };
+
+// The typed C++ API of one function.
+struct Api {
+  std::string name;           // C++ function name
+  std::string result_type;    // scangen::Tensor<float>, float, or a struct name
+  std::string result_struct;  // the struct definition, for several results
+  std::vector<std::string> result_fields;
+  std::string params;         // "scangen::TensorRef<const float> A, int32_t k"
+  std::vector<std::string> arg_names;  // the C++ names of the parameters
+  std::string local;          // the C++ name of the API body's result variable
+};
+
+// How a backend's API spells tensors: an argument (a view), a result (owned).
+struct ApiTypes {
+  std::function<std::string(DType, bool is_const)> tensor_ref;
+  std::function<std::string(DType)> tensor;
+};
+
+// The typed API of every function. Names are chosen for the whole module: the functions and
+// result structs share the namespace with the implementations, and a parameter must not hide
+// a type, the implementation or the result variable that the API body names.
+std::vector<Api> apis_of(const ir::Program& program, const lir::Module& module, const ApiTypes& types);
 
 // Names a function body reads, to leave unused parameters unnamed (no -Wunused-parameter).
 void reads_of(const lir::Stmt& s, std::set<std::string>& out);

@@ -1,0 +1,173 @@
+#include "codegen/lanes.h"
+
+#include <map>
+#include <set>
+
+namespace scangen::codegen {
+namespace {
+
+using lir::Expr;
+using lir::ExprKind;
+using lir::ExprRef;
+using lir::Stmt;
+using lir::StmtKind;
+using lir::StmtRef;
+
+bool has_load(const ExprRef& e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Load) return true;
+  return has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+// Every load of `e`: (pointer, index).
+void loads_of(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Load) out.push_back({e->name, e->a});
+  loads_of(e->a, out);
+  loads_of(e->b, out);
+  loads_of(e->c, out);
+}
+
+// `offset` is a whole number of lane rows: 0, or a product with `lanes` as a factor.
+bool whole_rows(const ExprRef& offset, const ExprRef& lanes) {
+  if (!offset) return true;
+  if (auto c = lir::const_int(offset); c && *c == 0) return true;
+  if (lir::same_expr(offset, lanes)) return true;
+  if (offset->kind == ExprKind::Binary && offset->bop == ir::BinaryOp::Mul)
+    return whole_rows(offset->a, lanes) || whole_rows(offset->b, lanes);
+  return false;
+}
+
+struct PointerInfo {
+  std::string root;      // the buffer (an Alloc, a parameter) it points into
+  ExprRef offset;        // from its base
+  std::string base;
+};
+
+class Interchange {
+ public:
+  explicit Interchange(lir::Function& f) {
+    collect(*f.body);
+  }
+
+  int run(std::vector<StmtRef>& body) {
+    int n = 0;
+    for (StmtRef& s : body) {
+      if (s->kind == StmtKind::For && s->loop == lir::LoopKind::Vector) continue;  // already per element
+      if (s->kind == StmtKind::For && s->loop == lir::LoopKind::Time) {
+        if (StmtRef swapped = try_interchange(*s)) {
+          s = swapped;
+          ++n;
+          continue;
+        }
+      }
+      n += run(s->body);
+      n += run(s->else_body);
+    }
+    return n;
+  }
+
+ private:
+  void collect(const Stmt& s) {
+    if ((s.kind == StmtKind::Let && s.vtype.is_pointer()))
+      pointers_[s.var] = {root_of(s.value->name), s.index, s.value->name};
+    for (const auto& c : s.body) collect(*c);
+    for (const auto& c : s.else_body) collect(*c);
+  }
+  std::string root_of(const std::string& p) const {
+    auto it = pointers_.find(p);
+    return it == pointers_.end() ? p : it->second.root;
+  }
+  // Every pointer from `p` to its root has whole-row offsets.
+  bool rows_of_lanes(const std::string& p, const ExprRef& lanes) const {
+    for (auto it = pointers_.find(p); it != pointers_.end(); it = pointers_.find(it->second.base))
+      if (!whole_rows(it->second.offset, lanes)) return false;
+    return true;
+  }
+
+  StmtRef try_interchange(const Stmt& time) {
+    ExprRef lanes;
+    std::set<std::string> defined;  // names the step defines
+    std::vector<const Stmt*> element_loops;
+    for (const StmtRef& s : time.body) {
+      switch (s->kind) {
+        case StmtKind::Comment: continue;
+        case StmtKind::Let:
+          if (!s->vtype.is_pointer() && has_load(s->value)) return nullptr;
+          defined.insert(s->var);
+          continue;
+        case StmtKind::For:
+          if (s->loop != lir::LoopKind::Vector) return nullptr;
+          if (auto b = lir::const_int(s->begin); !b || *b != 0) return nullptr;
+          if (!lanes) lanes = s->end;
+          if (!lir::same_expr(lanes, s->end)) return nullptr;
+          for (const StmtRef& e : s->body)
+            if (e->kind != StmtKind::Let && e->kind != StmtKind::Store && e->kind != StmtKind::Comment) return nullptr;
+          element_loops.push_back(s.get());
+          continue;
+        default: return nullptr;
+      }
+    }
+    if (!lanes) return nullptr;
+    std::vector<std::string> lane_reads;
+    lir::collect_reads(lanes, lane_reads);
+    for (const std::string& r : lane_reads)
+      if (defined.count(r)) return nullptr;
+    // The buffers the loop writes, and every access to them: only at the lane's own element.
+    std::set<std::string> written;
+    for (const Stmt* loop : element_loops)
+      for (const StmtRef& e : loop->body)
+        if (e->kind == StmtKind::Store) written.insert(root_of(e->var));
+    for (const Stmt* loop : element_loops) {
+      ExprRef lane = lir::var(loop->var, DType::I64);
+      auto own_element = [&](const std::string& p, const ExprRef& index) {
+        if (!written.count(root_of(p))) return true;
+        return lir::same_expr(index, lane) && rows_of_lanes(p, lanes);
+      };
+      for (const StmtRef& e : loop->body) {
+        std::vector<std::pair<std::string, ExprRef>> loads;
+        loads_of(e->value, loads);
+        loads_of(e->index, loads);
+        for (const auto& [p, index] : loads)
+          if (!own_element(p, index)) return nullptr;
+        if (e->kind == StmtKind::Store && !own_element(e->var, e->index)) return nullptr;
+      }
+    }
+    // for (lane) { for (step) { lets; per loop: const i = lane; body } }
+    auto lane_loop = std::make_shared<Stmt>();
+    lane_loop->kind = StmtKind::For;
+    lane_loop->loop = lir::LoopKind::Vector;
+    lane_loop->var = "scangen_lane";  // a support name: no .scan name becomes it
+    lane_loop->begin = lir::i64(0);
+    lane_loop->end = lanes;
+    auto steps = std::make_shared<Stmt>(time);
+    steps->body.clear();
+    ExprRef lane = lir::var(lane_loop->var, DType::I64);
+    for (const StmtRef& s : time.body) {
+      if (s->kind != StmtKind::For) {
+        steps->body.push_back(s);
+        continue;
+      }
+      auto index = std::make_shared<Stmt>();
+      index->kind = StmtKind::Let;
+      index->var = s->var;
+      index->vtype = lir::VarType::scalar(DType::I64);
+      index->value = lane;
+      steps->body.push_back(index);
+      steps->body.insert(steps->body.end(), s->body.begin(), s->body.end());
+    }
+    lane_loop->body.push_back(steps);
+    return lane_loop;
+  }
+
+  std::map<std::string, PointerInfo> pointers_;
+};
+
+}  // namespace
+
+int interchange_lanes(lir::Function& f) {
+  Interchange x(f);
+  return x.run(f.body->body);
+}
+
+}  // namespace scangen::codegen
