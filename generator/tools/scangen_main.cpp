@@ -16,6 +16,7 @@
 #include "ir/printer.h"
 #include "passes/pass.h"
 #include "scangen/runtime/cpu_jit.h"
+#include "scangen/runtime/cuda_program.h"
 #include "scangen/runtime/files.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/json_io.h"
@@ -170,10 +171,23 @@ int cmd_run(const RunOptions& o) {
       codegen::EmitOptions emit;
       emit.stem = std::filesystem::path(o.file).stem().string();
       emit.single_translation_unit = true;
-      std::vector<codegen::EmittedFile> files = codegen::generate(*program, o.backend, emit);
-      CpuJit jit;
-      std::shared_ptr<CpuModule> module = jit.compile_and_load(files.at(0).contents);
-      results = module->call(fn->name, args);
+      emit.cuda_emulation = o.backend == "cuda-emulation";
+      std::vector<codegen::EmittedFile> files =
+          codegen::generate(*program, o.backend == "cuda-emulation" ? "cuda" : o.backend, emit);
+      if (o.backend == "cuda-emulation") {
+        CpuJit jit;
+        CudaEmulation emulation(files.at(0).contents, files.at(1).contents, jit);
+        results = emulation.call(fn->name, args);
+      } else if (o.backend == "cuda") {
+        // The device first: without one, say so before compiling anything.
+        std::shared_ptr<CudaDevice> device = cuda_device(0);
+        CudaProgram cuda(device, files.at(0).contents, files.at(1).contents);
+        results = cuda.call(fn->name, args);
+      } else {
+        CpuJit jit;
+        std::shared_ptr<CpuModule> module = jit.compile_and_load(files.at(0).contents);
+        results = module->call(fn->name, args);
+      }
     }
   } catch (const RuntimeError& e) {
     std::cerr << driver.render_runtime_error(e.what(), e.line(), e.column());
@@ -207,9 +221,12 @@ int cmd_compile(const CompileOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
   if (ec) throw RuntimeError("cannot create the output directory '" + o.output_dir + "': " + ec.message());
-  for (const codegen::EmittedFile& f : codegen::generate(*program, o.target, emit)) {
-    std::filesystem::path path = std::filesystem::path(o.output_dir) / f.filename;
-    write_file_atomically(path, f.contents);
+  for (const std::string& target : {std::string("cpu"), std::string("cuda")}) {
+    if (o.target.find(target) == std::string::npos) continue;
+    for (const codegen::EmittedFile& f : codegen::generate(*program, target, emit)) {
+      std::filesystem::path path = std::filesystem::path(o.output_dir) / f.filename;
+      write_file_atomically(path, f.contents);
+    }
   }
   return 0;
 }
@@ -251,7 +268,8 @@ int run_cli(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run one function of a .scan file and print its results as JSON");
   run_cmd->add_option("file", run.file, "The .scan file")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--fn", run.fn, "The function to run (default: the first)");
-  run_cmd->add_option("--backend", run.backend, "interp or cpu")->check(CLI::IsMember({"interp", "cpu"}));
+  run_cmd->add_option("--backend", run.backend, "interp, cpu (the default), cuda, or cuda-emulation (CUDA kernels on the CPU)")
+      ->check(CLI::IsMember({"interp", "cpu", "cuda", "cuda-emulation"}));
   add_pass_options(run_cmd, run.passes, false);
   run_cmd->add_option("-o,--output", run.output, "Write the results to this .npz file instead of printing them");
   run_cmd->add_option("arguments", run.assignments, "NAME=VALUE: a JSON number, true/false, a JSON array, or @file.npy");
@@ -266,7 +284,8 @@ int run_cli(int argc, char** argv) {
         for (char c : ns) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':');
         return ok ? std::string() : std::string("not a C++ namespace name: ") + ns;
       });
-  compile_cmd->add_option("--target", compile.target, "cpu")->check(CLI::IsMember({"cpu"}));
+  compile_cmd->add_option("--target", compile.target, "cpu (the default), cuda, or both: cpu,cuda")
+      ->check(CLI::IsMember({"cpu", "cuda", "cpu,cuda", "cuda,cpu"}));
   add_pass_options(compile_cmd, compile.passes, false);
 
   FileOptions check;

@@ -7,10 +7,11 @@
 namespace scangen::codegen {
 
 const Backend& cpu_backend();
+const Backend& cuda_backend();
 
 namespace {
 
-std::vector<const Backend*> registry() { return {&cpu_backend()}; }
+std::vector<const Backend*> registry() { return {&cpu_backend(), &cuda_backend()}; }
 
 }  // namespace
 

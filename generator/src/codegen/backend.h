@@ -16,6 +16,9 @@ struct EmitOptions {
   std::string cpp_namespace = "scangen_generated";
   // One self-contained translation unit (the JIT compiles it alone) instead of a header + source.
   bool single_translation_unit = false;
+  // CUDA, with single_translation_unit: the kernels as host C++ for the CUDA emulation
+  // (templates/cuda/scangen_cuda_emulation.h) instead of for NVRTC.
+  bool cuda_emulation = false;
 };
 
 struct EmittedFile {

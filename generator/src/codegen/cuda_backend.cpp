@@ -1,0 +1,537 @@
+// The CUDA backend: prints the loop IR (the same lowering as the CPU backend) as CUDA C++. Each
+// function becomes one kernel that runs the whole function, time loops included, so a scan costs
+// one launch however many steps it takes (docs/cuda.md):
+//  - uniform code (everything outside element loops) runs in every thread alike;
+//  - element loops are spread over all threads of the launch, a barrier after each;
+//  - time loops whose steps are independent lanes are turned inside out first (lanes.h), so each
+//    thread runs the whole time loop of its lanes with no barrier per step;
+//  - buffers come from an arena the host provides (templates/cuda/scangen_cuda_device.h).
+// Outputs: for the JIT, the kernels alone (NVRTC compiles no host code) and a JSON manifest of the
+// functions; for offline builds, <stem>.cu (kernels and host glue over the CUDA runtime API) and
+// <stem>.cuh (the typed API: device pointers and a stream).
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/backend.h"
+#include "codegen/cpp_printer.h"
+#include "codegen/lanes.h"
+#include "support/check.h"
+
+namespace scangen::embedded {
+std::string_view file(std::string_view path);
+}
+
+namespace scangen::codegen {
+namespace {
+
+using lir::ExprKind;
+using lir::ExprRef;
+using lir::Stmt;
+using lir::StmtKind;
+
+#ifndef SCANGEN_VERSION_TEXT
+#define SCANGEN_VERSION_TEXT "0.1.0"
+#endif
+
+// Loads of `e`, by pointer name.
+void pointers_loaded(const ExprRef& e, std::vector<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Load) out.push_back(e->name);
+  pointers_loaded(e->a, out);
+  pointers_loaded(e->b, out);
+  pointers_loaded(e->c, out);
+}
+
+bool contains(const Stmt& s, StmtKind kind) {
+  if (s.kind == kind) return true;
+  for (const auto& c : s.body)
+    if (contains(*c, kind)) return true;
+  for (const auto& c : s.else_body)
+    if (contains(*c, kind)) return true;
+  return false;
+}
+
+// Prints one function's body for the execution model of scangen_cuda_device.h. Uniform code is
+// run by every thread; two hazards need a barrier there, as every thread stores the same values:
+// a store after a load of memory the function writes (a slower thread would load the new value),
+// and element work after uniform stores or loads (a slower thread would store or load over it).
+class CudaPrinter : public CppPrinter {
+ public:
+  explicit CudaPrinter(const lir::Function& f) {
+    for (const lir::Param& p : f.params)
+      if (p.rank > 0) read_only_.insert(p.name);
+    collect_pointers(*f.body);
+  }
+
+ protected:
+  void visit(const Stmt& s) override {
+    if (element_depth_ > 0) return;
+    switch (s.kind) {
+      case StmtKind::Let:
+      case StmtKind::Decl:
+      case StmtKind::Assign:
+      case StmtKind::Check:
+      case StmtKind::Result:
+        if (loads_written_memory(s)) loaded_ = true;
+        return;
+      default: return;
+    }
+  }
+
+  std::string special_float(double v, DType d) const override {
+    std::string bits = d == DType::F32 ? (std::isnan(v) ? "__int_as_float(0x7fc00000)" : "__int_as_float(0x7f800000)")
+                                       : (std::isnan(v) ? "__longlong_as_double(0x7ff8000000000000LL)"
+                                                        : "__longlong_as_double(0x7ff0000000000000LL)");
+    return !std::isnan(v) && v < 0 ? "(-" + bits + ")" : bits;
+  }
+  // Loads of memory other threads write may not go through the non-coherent read-only cache that
+  // __restrict__ allows.
+  const char* restrict_qualifier() const override { return ""; }
+
+  void print_for(const Stmt& s, int indent, std::ostringstream& os) override {
+    std::string pad(size_t(indent), ' ');
+    if (s.loop == lir::LoopKind::Vector && element_depth_ == 0) {
+      if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
+      os << pad << "for (int64_t " << s.var << " = " << expr(s.begin, true) << " + ctx.rank(); " << s.var << " < "
+         << expr(s.end, true) << "; " << s.var << " += ctx.width()) {\n";
+      ++element_depth_;
+      std::string saved = element_var_;
+      element_var_ = s.var;
+      body(s.body, indent + 2, os);
+      element_var_ = saved;
+      --element_depth_;
+      os << pad << "}\n" << pad << "ctx.barrier();\n";
+      if (contains(s, StmtKind::Check)) os << pad << "if (ctx.failed()) return;\n";
+      loaded_ = stored_ = false;
+      return;
+    }
+    bool carried_load = false, carried_store = false;
+    if (element_depth_ == 0) {
+      // What one iteration leaves pending, the next one starts with.
+      uniform_effects(s.body, carried_load, carried_store);
+      if (loads_written_memory(s)) loaded_ = true;
+      loaded_ = loaded_ || carried_load;
+      stored_ = stored_ || carried_store;
+    }
+    os << pad << "for (int64_t " << s.var << " = " << expr(s.begin, true) << "; " << s.var << " < "
+       << expr(s.end, true) << "; ++" << s.var << ") {\n";
+    body(s.body, indent + 2, os);
+    os << pad << "}\n";
+    loaded_ = loaded_ || carried_load;
+    stored_ = stored_ || carried_store;
+  }
+
+  void print_if(const Stmt& s, int indent, std::ostringstream& os) override {
+    bool before_load = loaded_, before_store = stored_;
+    CppPrinter::print_if(s, indent, os);
+    loaded_ = loaded_ || before_load;
+    stored_ = stored_ || before_store;
+  }
+
+  void print_store(const Stmt& s, int indent, std::ostringstream& os) override {
+    if (element_depth_ > 0) return CppPrinter::print_store(s, indent, os);
+    std::string pad(size_t(indent), ' ');
+    if (loads_written_memory(s)) {
+      // Every thread loads before any thread stores.
+      os << pad << "{\n"
+         << pad << "  const int64_t stored_at = " << top(s.index, true) << ";\n"
+         << pad << "  const " << ctype(s.value->type) << " stored_value = " << top(s.value) << ";\n"
+         << pad << "  ctx.barrier();\n"
+         << pad << "  " << s.var << "[stored_at] = stored_value;\n"
+         << pad << "}\n";
+      loaded_ = false;
+    } else {
+      if (loaded_) os << pad << "ctx.barrier();\n";
+      loaded_ = false;
+      CppPrinter::print_store(s, indent, os);
+    }
+    stored_ = true;
+  }
+
+  void print_check(const Stmt& s, int indent, std::ostringstream& os) override {
+    std::string pad(size_t(indent), ' ');
+    if (element_depth_ > 0) {
+      os << pad << "if (!" << paren(s.cond) << ") {\n"
+         << pad << "  ctx.fail(" << element_var_ << ", " << failure_arguments(s) << ");\n"
+         << pad << "  continue;\n"
+         << pad << "}\n";
+      return;
+    }
+    os << pad << "if (!" << paren(s.cond) << ") {\n"
+       << pad << "  ctx.fail(0, " << failure_arguments(s) << ");\n"
+       << pad << "  return;\n"
+       << pad << "}\n";
+  }
+
+  void print_alloc(const Stmt& s, int indent, std::ostringstream& os) override {
+    SCANGEN_CHECK(element_depth_ == 0, "an allocation inside an element loop");
+    std::string pad(size_t(indent), ' ');
+    os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* " : "* const ") << s.var << " = " << s.storage
+       << ".ensure(ctx, " << expr(s.value, true) << ");\n"
+       << pad << "if (!" << s.var << ") return;\n";
+  }
+
+  void print_grow(const Stmt& s, int indent, std::ostringstream& os) override {
+    SCANGEN_CHECK(element_depth_ == 0, "a buffer grown inside an element loop");
+    std::string pad(size_t(indent), ' ');
+    if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
+    os << pad << s.var << " = " << s.storage << ".grow(ctx, " << expr(s.value, true) << ", " << expr(s.index, true)
+       << ");\n"
+       << pad << "if (!" << s.var << ") return;\n";
+    loaded_ = stored_ = false;
+  }
+
+  void print_call(const Stmt& s, int indent, std::ostringstream& os) override {
+    SCANGEN_CHECK(element_depth_ == 0, "a helper called inside an element loop");
+    std::string pad(size_t(indent), ' ');
+    if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
+    os << pad << "sgc::" << s.callee << "(ctx";
+    for (const ExprRef& a : s.args) os << ", " << expr(a, true);
+    os << ");\n";
+    loaded_ = stored_ = false;
+  }
+
+  void print_result(const Stmt& s, int indent, std::ostringstream& os) override {
+    std::string pad(size_t(indent), ' ');
+    os << pad << "ctx.result(" << s.result_index << ", " << (s.storage.empty() ? top(s.value) : expr(s.value));
+    for (const ExprRef& d : s.args) os << ", " << expr(d, true);
+    os << ");\n";
+  }
+
+ private:
+  void collect_pointers(const Stmt& s) {
+    if ((s.kind == StmtKind::Let && s.vtype.is_pointer())) root_[s.var] = root(s.value->name);
+    for (const auto& c : s.body) collect_pointers(*c);
+    for (const auto& c : s.else_body) collect_pointers(*c);
+  }
+  std::string root(const std::string& p) const {
+    auto it = root_.find(p);
+    return it == root_.end() ? p : it->second;
+  }
+  // Whether the statement's own expressions load memory the function writes (not an argument).
+  bool loads_written_memory(const Stmt& s) const {
+    std::vector<std::string> loaded;
+    for (const ExprRef* e : {&s.value, &s.index, &s.begin, &s.end, &s.cond}) pointers_loaded(*e, loaded);
+    for (const lir::MessagePart& m : s.message) pointers_loaded(m.value, loaded);
+    for (const std::string& p : loaded)
+      if (!read_only_.count(root(p))) return true;
+    return false;
+  }
+  // Whether uniform statements of `stmts` (not element loops) load written memory, or store.
+  void uniform_effects(const std::vector<lir::StmtRef>& stmts, bool& load, bool& store) const {
+    for (const auto& c : stmts) {
+      if (c->kind == StmtKind::For && c->loop == lir::LoopKind::Vector) continue;
+      if (loads_written_memory(*c)) load = true;
+      if (c->kind == StmtKind::Store) store = true;
+      uniform_effects(c->body, load, store);
+      uniform_effects(c->else_body, load, store);
+    }
+  }
+
+  std::set<std::string> read_only_;
+  std::map<std::string, std::string> root_;
+  int element_depth_ = 0;
+  std::string element_var_;
+  bool loaded_ = false;
+  bool stored_ = false;
+};
+
+// ---- the parallel width: how many threads a launch is worth, from the argument shapes
+
+// factor * product of argument dimensions (argument index, axis).
+struct WidthTerm {
+  int64_t factor = 1;
+  std::vector<std::pair<int, int>> dims;
+};
+
+class WidthAnalysis {
+ public:
+  explicit WidthAnalysis(const lir::Function& f) {
+    for (size_t i = 0; i < f.params.size(); ++i)
+      for (size_t d = 0; d < f.params[i].dims.size(); ++d) dims_[f.params[i].dims[d]] = {int(i), int(d)};
+    collect_lets(*f.body);
+    visit(*f.body, false);
+  }
+  std::vector<WidthTerm> terms;
+
+ private:
+  void collect_lets(const Stmt& s) {
+    if (s.kind == StmtKind::Let && !s.vtype.is_pointer()) lets_[s.var] = s.value;
+    for (const auto& c : s.body) collect_lets(*c);
+    for (const auto& c : s.else_body) collect_lets(*c);
+  }
+  bool term(const ExprRef& e, WidthTerm& t, int depth = 0) const {
+    if (!e || depth > 64) return false;
+    if (auto c = lir::const_int(e)) {
+      t.factor *= *c;
+      return *c >= 0 && *c < (int64_t(1) << 31);
+    }
+    if (e->kind == ExprKind::Var) {
+      if (auto it = dims_.find(e->name); it != dims_.end()) {
+        t.dims.push_back(it->second);
+        return true;
+      }
+      if (auto it = lets_.find(e->name); it != lets_.end()) return term(it->second, t, depth + 1);
+      return false;
+    }
+    if (e->kind == ExprKind::Binary && e->bop == ir::BinaryOp::Mul)
+      return term(e->a, t, depth + 1) && term(e->b, t, depth + 1);
+    return false;
+  }
+  void add(const ExprRef& e) {
+    WidthTerm t;
+    if (!term(e, t)) return;
+    for (const WidthTerm& u : terms)
+      if (u.factor == t.factor && u.dims == t.dims) return;
+    terms.push_back(t);
+  }
+  void visit(const Stmt& s, bool in_element_loop) {
+    if (in_element_loop) return;
+    if (s.kind == StmtKind::For && s.loop == lir::LoopKind::Vector) {
+      add(s.end);
+      return;
+    }
+    if (s.kind == StmtKind::Call && s.callee == "matmul") add(lir::mul(s.args[3], s.args[5]));
+    if (s.kind == StmtKind::Call && s.callee == "copy") add(s.args[2]);
+    for (const auto& c : s.body) visit(*c, false);
+    for (const auto& c : s.else_body) visit(*c, false);
+  }
+  std::map<std::string, std::pair<int, int>> dims_;
+  std::map<std::string, ExprRef> lets_;
+};
+
+// ---- the backend
+
+const ApiTypes kCudaTypes = {
+    [](DType d, bool is_const) {
+      return std::string("scangen::cuda::DeviceTensorRef<") + (is_const ? "const " : "") + ctype(d) + ">";
+    },
+    [](DType d) { return std::string("scangen::cuda::DeviceTensor<") + ctype(d) + ">"; }};
+
+std::string kernel_name(size_t f) { return "scangen_kernel_" + std::to_string(f); }
+
+class CudaBackend : public Backend {
+ public:
+  const char* name() const override { return "cuda"; }
+
+  std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& lowered,
+                                const EmitOptions& options) const override {
+    lir::Module module = lowered;
+    std::vector<int> lanes;
+    for (lir::Function& f : module.functions) {
+      // The rewrite replaces statements of the body: copy the tree it changes.
+      f.body = std::make_shared<Stmt>(*f.body);
+      lanes.push_back(interchange_lanes(f));
+    }
+    std::vector<std::vector<WidthTerm>> widths;
+    for (const lir::Function& f : module.functions) widths.push_back(WidthAnalysis(f).terms);
+    std::string kernels = print_kernels(program, module, lanes, options.single_translation_unit);
+    if (options.single_translation_unit && options.cuda_emulation)
+      return {{options.stem + ".emulated.cpp", banner(program) + std::string(embedded::file("common/scangen_abi.h")) +
+                                                   "\n" + std::string(embedded::file("cuda/scangen_cuda_emulation.h")) +
+                                                   "\n" + kernels},
+              {options.stem + ".cuda.json", manifest(program, module, widths)}};
+    if (options.single_translation_unit)
+      return {{options.stem + ".cu", banner(program) + kernels},
+              {options.stem + ".cuda.json", manifest(program, module, widths)}};
+    std::string header = print_header(program, module, options);
+    std::string source = banner(program) + "#include \"" + options.stem + ".cuh\"\n\n#include <algorithm>\n#include <atomic>\n#include <cstring>\n\n" + kernels +
+                         print_host(program, module, widths, options);
+    return {{options.stem + ".cuh", header}, {options.stem + ".cu", source}};
+  }
+
+ private:
+  static std::string banner(const ir::Program& p) {
+    return "// Generated by scangen " SCANGEN_VERSION_TEXT " from " + p.source_path + ". Do not edit.\n";
+  }
+
+  // `jit`: kernels with C names for the runtime to look up; else local to the translation unit, so
+  // that several generated .cu files link into one program.
+  static std::string print_kernels(const ir::Program& program, const lir::Module& module,
+                                   const std::vector<int>& lanes, bool jit) {
+    std::ostringstream os;
+    os << "// The kernels: one per function, each running the whole function (docs/cuda.md).\n";
+    os << embedded::file("cuda/scangen_cuda_abi.h") << "\n";
+    os << embedded::file("common/scangen_scalar.h") << "\n";
+    os << embedded::file("cuda/scangen_cuda_device.h") << "\n";
+    if (!jit) os << "namespace {\n\n";
+    os << "namespace scangen_kernels {\n\nnamespace sg = scangen::scalar_v1;\nnamespace sgc = scangen_cuda_v1;\n\n";
+    for (size_t f = 0; f < module.functions.size(); ++f) {
+      const ir::Function& fn = program.functions[f];
+      const lir::Function& lf = module.functions[f];
+      std::set<std::string> read;
+      reads_of(*lf.body, read);
+      os << "// fn " << fn.name << fn.signature() << "\n";
+      if (lanes[f] > 0) os << "// Strategy: independent lanes for " << lanes[f] << " time loop(s); whole function in one kernel.\n";
+      else os << "// Strategy: whole function in one kernel.\n";
+      os << "__device__ void " << lf.symbol << "(sgc::Context& ctx";
+      for (const lir::Param& p : lf.params) {
+        auto named = [&](const std::string& n) { return read.count(n) ? n : "/*" + n + "*/"; };
+        if (p.rank == 0) {
+          os << ", " << ctype(p.dtype) << " " << named(p.name);
+          continue;
+        }
+        os << ", const " << ctype(p.dtype) << "* " << named(p.name);
+        for (const std::string& d : p.dims) os << ", int64_t " << named(d);
+      }
+      os << ") {\n";
+      for (const lir::StorageDecl& s : lf.storages) os << "  sgc::Storage<" << ctype(s.elem) << "> " << s.name << ";\n";
+      CudaPrinter p(lf);
+      p.stmt(*lf.body, 2, os);
+      os << "  ctx.finish();\n}\n\n";
+    }
+    os << "}  // namespace scangen_kernels\n\n";
+    for (size_t f = 0; f < module.functions.size(); ++f) {
+      const lir::Function& lf = module.functions[f];
+      os << (jit ? "extern \"C\" " : "") << "__global__ void " << kernel_name(f)
+         << "(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {\n"
+         << "  scangen_cuda_v1::Context ctx(launch, tensors);\n"
+         << "  scangen_kernels::" << lf.symbol << "(ctx";
+      for (size_t i = 0; i < lf.params.size(); ++i) {
+        const lir::Param& p = lf.params[i];
+        std::string t = "tensors[" + std::to_string(i) + "]";
+        if (p.rank == 0) {
+          os << ", scangen_cuda_v1::scalar_arg<" << ctype(p.dtype) << ">(" << t << ")";
+          continue;
+        }
+        os << ", scangen_cuda_v1::tensor_arg<" << ctype(p.dtype) << ">(" << t << ")";
+        for (int d = 0; d < p.rank; ++d) os << ", " << t << ".shape[" << d << "]";
+      }
+      os << ");\n}\n\n";
+    }
+    if (!jit) os << "}  // namespace\n\n";
+    return os.str();
+  }
+
+  static std::string manifest(const ir::Program& program, const lir::Module& module,
+                              const std::vector<std::vector<WidthTerm>>& widths) {
+    nlohmann::ordered_json m;
+    m["format"] = "scangen-cuda-manifest";
+    m["version"] = 1;
+    m["source"] = program.source_path;
+    nlohmann::ordered_json fns = nlohmann::ordered_json::array();
+    for (size_t f = 0; f < module.functions.size(); ++f) {
+      const ir::Function& fn = program.functions[f];
+      nlohmann::ordered_json j;
+      j["name"] = fn.name;
+      j["signature"] = fn.signature();
+      j["kernel"] = kernel_name(f);
+      for (const ir::ArgDecl& a : fn.args)
+        j["args"].push_back({{"dtype", std::string(dtype_name(a.type.dtype))}, {"rank", a.type.rank()}});
+      if (fn.args.empty()) j["args"] = nlohmann::ordered_json::array();
+      for (const ir::ResultDecl& r : fn.results)
+        j["results"].push_back({{"dtype", std::string(dtype_name(r.type.dtype))}, {"rank", r.type.rank()}});
+      j["width"] = nlohmann::ordered_json::array();
+      for (const WidthTerm& t : widths[f]) {
+        nlohmann::ordered_json dims = nlohmann::ordered_json::array();
+        for (auto [arg, axis] : t.dims) dims.push_back({arg, axis});
+        j["width"].push_back({{"factor", t.factor}, {"dims", dims}});
+      }
+      fns.push_back(j);
+    }
+    m["functions"] = fns;
+    return m.dump(2) + "\n";
+  }
+
+  static std::string guard_of(const std::string& stem) {
+    std::string g = "SCANGEN_GENERATED_";
+    for (char c : stem) g += (std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(c)) : '_');
+    return g + "_CUH";
+  }
+
+  std::string print_header(const ir::Program& program, const lir::Module& module, const EmitOptions& o) const {
+    std::ostringstream os;
+    os << banner(program);
+    os << "#ifndef " << guard_of(o.stem) << "\n#define " << guard_of(o.stem) << "\n\n";
+    os << embedded::file("cuda/scangen_cuda_api.h") << "\n";
+    os << "namespace " << o.cpp_namespace << " {\nnamespace cuda {\n\n";
+    os << "// Every function runs on `stream` and returns when its results are ready; arguments and tensor\n"
+          "// results are in device memory of the current device.\n\n";
+    std::vector<Api> apis = apis_of(program, module, kCudaTypes);
+    for (size_t f = 0; f < module.functions.size(); ++f) {
+      const ir::Function& fn = program.functions[f];
+      const Api& a = apis[f];
+      os << "// fn " << fn.name << fn.signature() << "\n";
+      if (!a.result_struct.empty()) os << a.result_struct;
+      os << a.result_type << " " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ")
+         << "cudaStream_t stream = 0);\n\n";
+    }
+    os << "}  // namespace cuda\n}  // namespace " << o.cpp_namespace << "\n\n#endif  // " << guard_of(o.stem) << "\n";
+    return os.str();
+  }
+
+  static std::string print_host(const ir::Program& program, const lir::Module& module,
+                                const std::vector<std::vector<WidthTerm>>& widths, const EmitOptions& o) {
+    std::ostringstream os;
+    os << "// Host glue: launching the kernels over the CUDA runtime API.\n";
+    os << embedded::file("cuda/scangen_cuda_launch.h") << "\n";
+    os << embedded::file("common/scangen_abi.h") << "\n";
+    os << embedded::file("cuda/scangen_cuda_host.h") << "\n";
+    os << "namespace " << o.cpp_namespace << " {\nnamespace cuda {\n\n";
+    std::vector<Api> apis = apis_of(program, module, kCudaTypes);
+    for (size_t f = 0; f < module.functions.size(); ++f) {
+      const ir::Function& fn = program.functions[f];
+      const Api& a = apis[f];
+      os << a.result_type << " " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ")
+         << "cudaStream_t stream) {\n";
+      os << "  namespace host = scangen_cuda_host_v1;\n";
+      for (size_t i = 0; i < fn.args.size(); ++i) {
+        const ir::ArgDecl& arg = fn.args[i];
+        if (arg.type.is_scalar()) continue;
+        os << "  host::check_rank(" << quote("argument '" + arg.name + "' of '" + fn.name + "'") << ", "
+           << a.arg_names[i] << ".rank(), " << arg.type.rank() << ", " << quote(arg.type.str()) << ", "
+           << arg.loc.line << ", " << arg.loc.col << ");\n";
+      }
+      os << "  const std::vector<scangen_cuda_tensor> args = {";
+      for (size_t i = 0; i < fn.args.size(); ++i) {
+        const ir::ArgDecl& arg = fn.args[i];
+        os << (i ? ",\n      " : "") << "host::" << (arg.type.is_scalar() ? "scalar_arg(" : "tensor_arg(")
+           << a.arg_names[i] << ", " << abi_dtype(arg.type.dtype) << ")";
+      }
+      os << "};\n";
+      // The threads worth launching: the largest element loop the argument shapes tell.
+      os << "  long long width = 1;\n";
+      for (const WidthTerm& t : widths[f]) {
+        os << "  width = std::max(width, host::dims_product({" << t.factor << "LL";
+        for (auto [arg, axis] : t.dims) os << ", " << a.arg_names[size_t(arg)] << ".dim(" << axis << ")";
+        os << "}));\n";
+      }
+      os << "  // The arena to start with: the most a call used so far.\n";
+      os << "  static std::atomic<unsigned long long> arena_hint{0};\n";
+      os << "  unsigned long long hint = arena_hint.load();\n";
+      os << "  auto [arena, results] = host::run(reinterpret_cast<const void*>(&" << kernel_name(f)
+         << "), stream, args, " << fn.results.size() << ", width, hint);\n";
+      os << "  if (hint > arena_hint.load()) arena_hint.store(hint);\n";
+      auto result = [&](size_t i) {
+        const ir::ResultDecl& r = fn.results[i];
+        std::string at = "results[" + std::to_string(i) + "]";
+        return r.type.is_scalar() ? std::string("host::scalar_result<") + ctype(r.type.dtype) + ">(" + at + ")"
+                                  : std::string("host::tensor_result<") + ctype(r.type.dtype) + ">(arena, " + at + ")";
+      };
+      if (fn.results.size() == 1) {
+        os << "  return " << result(0) << ";\n";
+      } else {
+        os << "  " << a.result_type << " " << a.local << ";\n";
+        for (size_t i = 0; i < fn.results.size(); ++i)
+          os << "  " << a.local << "." << a.result_fields[i] << " = " << result(i) << ";\n";
+        os << "  return " << a.local << ";\n";
+      }
+      os << "}\n\n";
+    }
+    os << "}  // namespace cuda\n}  // namespace " << o.cpp_namespace << "\n";
+    return os.str();
+  }
+};
+
+}  // namespace
+
+const Backend& cuda_backend() {
+  static const CudaBackend backend;
+  return backend;
+}
+
+}  // namespace scangen::codegen

@@ -1,0 +1,113 @@
+// The CUDA emulation (`scangen run --backend cuda-emulation`): the kernels the CUDA backend emits,
+// compiled as host C++ with this text in front, run on the CPU with one std::thread per CUDA
+// thread. Barriers, atomics and the grid barrier are real, so the kernels' distribution of work
+// and their barriers are exercised without a GPU; only speed and device math differ (host libm).
+#ifndef SCANGEN_CUDA_EMULATION_V1_H
+#define SCANGEN_CUDA_EMULATION_V1_H
+
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#define __device__
+#define __global__ __attribute__((visibility("default")))
+#define __host__
+
+struct scangen_emulation_dim3 {
+  unsigned int x = 1, y = 1, z = 1;
+};
+// __syncthreads() of one block (C++17: the JIT's flags). A thread that returned drops out.
+class scangen_emulation_barrier {
+ public:
+  explicit scangen_emulation_barrier(unsigned count) : count_(count) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    unsigned round = round_;
+    if (++arrived_ >= count_) return next_round();
+    changed_.wait(lock, [&] { return round_ != round; });
+  }
+  void drop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    --count_;
+    if (arrived_ > 0 && arrived_ >= count_) next_round();
+  }
+
+ private:
+  void next_round() {
+    arrived_ = 0;
+    ++round_;
+    changed_.notify_all();
+  }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  unsigned count_;
+  unsigned arrived_ = 0;
+  unsigned round_ = 0;
+};
+
+static thread_local scangen_emulation_dim3 threadIdx, blockIdx, blockDim, gridDim;
+static thread_local scangen_emulation_barrier* scangen_emulation_block_barrier = nullptr;
+
+inline void __syncthreads() { scangen_emulation_block_barrier->arrive_and_wait(); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline unsigned int atomicAdd(unsigned int* p, unsigned int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline unsigned int atomicExch(unsigned int* p, unsigned int v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+inline unsigned int atomicCAS(unsigned int* p, unsigned int expected, unsigned int desired) {
+  __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;
+}
+inline float __int_as_float(int bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline double __longlong_as_double(long long bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+// A spinning thread gives the core away: there are more emulated threads than cores.
+inline unsigned int scangen_emulation_load(const void* p) {
+  std::this_thread::yield();
+  return __atomic_load_n(static_cast<const unsigned int*>(p), __ATOMIC_SEQ_CST);
+}
+#define SCANGEN_CUDA_LOAD_VOLATILE(p) scangen_emulation_load(p)
+
+typedef void (*scangen_emulation_kernel)(struct scangen_cuda_launch*, struct scangen_cuda_tensor*);
+
+// Runs `kernel` with grid x block threads to completion.
+extern "C" __attribute__((visibility("default"))) void scangen_emulation_launch(
+    scangen_emulation_kernel kernel, unsigned grid, unsigned block, struct scangen_cuda_launch* launch,
+    struct scangen_cuda_tensor* tensors) {
+  std::vector<std::unique_ptr<scangen_emulation_barrier>> barriers;
+  for (unsigned b = 0; b < grid; ++b) barriers.push_back(std::make_unique<scangen_emulation_barrier>(block));
+  std::vector<std::thread> threads;
+  for (unsigned b = 0; b < grid; ++b)
+    for (unsigned t = 0; t < block; ++t)
+      threads.emplace_back([=, &barriers] {
+        threadIdx.x = t;
+        blockIdx.x = b;
+        blockDim.x = block;
+        gridDim.x = grid;
+        scangen_emulation_block_barrier = barriers[b].get();
+        kernel(launch, tensors);
+        // A thread that returned early still counts at its block's barriers.
+        scangen_emulation_block_barrier->drop();
+      });
+  for (std::thread& t : threads) t.join();
+}
+
+// The JIT loads a module through its module symbol (scangen_abi.h, embedded before this text):
+// this one has no functions of its own.
+extern "C" __attribute__((visibility("default"))) const scangen_module_info* scangen_module_v1(void) {
+  static const scangen_module_info info = {SCANGEN_ABI_VERSION, "cuda-emulation", 0, nullptr};
+  return &info;
+}
+
+#endif  // SCANGEN_CUDA_EMULATION_V1_H

@@ -1,0 +1,120 @@
+// Host glue of an offline .cu (`scangen compile --target cuda`): the Ops of scangen_cuda_launch.h
+// over the CUDA runtime API, on the caller's stream. Embedded after scangen_cuda_api.h,
+// scangen_cuda_abi.h and scangen_cuda_launch.h; built by nvcc with the kernels.
+#ifndef SCANGEN_CUDA_HOST_V1_H
+#define SCANGEN_CUDA_HOST_V1_H
+
+namespace scangen_cuda_host_v1 {
+
+inline void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw scangen::cuda::CudaError(std::string(what) + ": " + cudaGetErrorName(status) + ": " +
+                                   cudaGetErrorString(status));
+}
+
+class RuntimeOps {
+ public:
+  RuntimeOps(const void* kernel, cudaStream_t stream) : kernel_(kernel), stream_(stream) {}
+
+  unsigned long long allocate(size_t bytes) {
+    void* p = nullptr;
+    cudaError_t status = cudaMalloc(&p, bytes ? bytes : 1);
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      throw scangen::Error("out of device memory (" + std::to_string(bytes) + " bytes)", 0, 0);
+    }
+    check(status, "cudaMalloc");
+    return reinterpret_cast<unsigned long long>(p);
+  }
+  void release(unsigned long long address) { (void)cudaFree(reinterpret_cast<void*>(address)); }
+  void upload(unsigned long long to, const void* from, size_t bytes) {
+    check(cudaMemcpyAsync(reinterpret_cast<void*>(to), from, bytes, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync");
+  }
+  void download(void* to, unsigned long long from, size_t bytes) {
+    check(cudaMemcpyAsync(to, reinterpret_cast<const void*>(from), bytes, cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+  unsigned max_blocks(unsigned block) {
+    int device = 0, sms = 0, cooperative = 0, per_sm = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device), "cudaDeviceGetAttribute");
+    if (!cooperative) return 1;
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, int(block), 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return unsigned(sms * per_sm);
+  }
+  void launch(const scangen_cuda_launch_v1::LaunchShape& shape, unsigned long long record,
+              unsigned long long tensors) {
+    void* launch_record = reinterpret_cast<void*>(record);
+    void* tensor_records = reinterpret_cast<void*>(tensors);
+    void* params[] = {&launch_record, &tensor_records};
+    if (shape.cooperative)
+      check(cudaLaunchCooperativeKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, 0, stream_),
+            "cudaLaunchCooperativeKernel");
+    else
+      check(cudaLaunchKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, 0, stream_), "cudaLaunchKernel");
+    check(cudaStreamSynchronize(stream_), "the scangen kernel");
+  }
+
+ private:
+  const void* kernel_;
+  cudaStream_t stream_;
+};
+
+template <class T>
+scangen_cuda_tensor tensor_arg(const scangen::cuda::DeviceTensorRef<const T>& t, int dtype) {
+  scangen_cuda_tensor a{};
+  a.data = reinterpret_cast<unsigned long long>(t.data());
+  a.rank = t.rank();
+  a.dtype = dtype;
+  for (int d = 0; d < t.rank(); ++d) a.shape[d] = t.dim(d);
+  return a;
+}
+template <class T> scangen_cuda_tensor scalar_arg(T value, int dtype) {
+  scangen_cuda_tensor a{};
+  std::memcpy(&a.scalar, &value, sizeof(T));
+  a.dtype = dtype;
+  return a;
+}
+inline long long dims_product(std::initializer_list<long long> dims) {
+  long long n = 1;
+  for (long long d : dims) n = d > 0 && n > (1ll << 62) / d ? (1ll << 62) : n * d;
+  return n;
+}
+
+// Runs `kernel`; throws scangen::Error for an error of the .scan program. The results own the
+// arena together.
+inline std::pair<std::shared_ptr<void>, std::vector<scangen_cuda_tensor>> run(
+    const void* kernel, cudaStream_t stream, const std::vector<scangen_cuda_tensor>& args, int num_results,
+    long long width, unsigned long long& arena_hint) {
+  RuntimeOps ops(kernel, stream);
+  scangen_cuda_launch_v1::Outcome out = scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint);
+  if (!out.ok) throw scangen::Error(out.message, out.line, out.column);
+  std::shared_ptr<void> arena(reinterpret_cast<void*>(out.arena), [](void* p) { (void)cudaFree(p); });
+  return {arena, out.results};
+}
+
+template <class T>
+scangen::cuda::DeviceTensor<T> tensor_result(const std::shared_ptr<void>& arena, const scangen_cuda_tensor& r) {
+  return scangen::cuda::DeviceTensor<T>(arena, reinterpret_cast<T*>(r.data),
+                                        std::vector<int64_t>(r.shape, r.shape + r.rank));
+}
+template <class T> T scalar_result(const scangen_cuda_tensor& r) {
+  T value;
+  std::memcpy(&value, &r.scalar, sizeof(T));
+  return value;
+}
+
+inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
+  if (have != want)
+    throw scangen::Error(std::string(what) + " must have rank " + std::to_string(want) + " (" + declared +
+                             "), got rank " + std::to_string(have),
+                         line, column);
+}
+
+}  // namespace scangen_cuda_host_v1
+
+#endif  // SCANGEN_CUDA_HOST_V1_H
