@@ -18,7 +18,10 @@
 namespace scangen {
 
 // A run-time error of a .scan program (a bad argument shape, an index out of range, ...), with the
-// location in the .scan file it comes from (0 when none).
+// location in the .scan file it comes from (0 when none). The CUDA API header defines the same
+// class under the same guard, so both headers may be included together.
+#ifndef SCANGEN_ERROR_V1_DEFINED
+#define SCANGEN_ERROR_V1_DEFINED
 class Error : public std::runtime_error {
  public:
   Error(const std::string& message, int line, int column)
@@ -30,6 +33,7 @@ class Error : public std::runtime_error {
   int line_;
   int column_;
 };
+#endif
 
 // A view of caller-owned, dense, C-ordered elements: an argument of a generated function.
 template <class T> class TensorRef {

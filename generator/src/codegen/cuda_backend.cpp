@@ -449,7 +449,7 @@ class CudaBackend : public Backend {
     os << "#ifndef " << guard_of(o.stem) << "\n#define " << guard_of(o.stem) << "\n\n";
     os << embedded::file("cuda/scangen_cuda_api.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\nnamespace cuda {\n\n";
-    os << "// Every function runs on `stream` and returns when its results are ready; arguments and tensor\n"
+    os << "// Every function runs on `scangen_stream` and returns when its results are ready; arguments and tensor\n"
           "// results are in device memory of the current device.\n\n";
     std::vector<Api> apis = apis_of(program, module, kCudaTypes);
     for (size_t f = 0; f < module.functions.size(); ++f) {
@@ -458,7 +458,7 @@ class CudaBackend : public Backend {
       os << "// fn " << fn.name << fn.signature() << "\n";
       if (!a.result_struct.empty()) os << a.result_struct;
       os << a.result_type << " " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ")
-         << "cudaStream_t stream = 0);\n\n";
+         << "cudaStream_t scangen_stream = 0);\n\n";
     }
     os << "}  // namespace cuda\n}  // namespace " << o.cpp_namespace << "\n\n#endif  // " << guard_of(o.stem) << "\n";
     return os.str();
@@ -477,40 +477,39 @@ class CudaBackend : public Backend {
       const ir::Function& fn = program.functions[f];
       const Api& a = apis[f];
       os << a.result_type << " " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ")
-         << "cudaStream_t stream) {\n";
-      os << "  namespace host = scangen_cuda_host_v1;\n";
-      for (size_t i = 0; i < fn.args.size(); ++i) {
+         << "cudaStream_t scangen_stream) {\n";
+            for (size_t i = 0; i < fn.args.size(); ++i) {
         const ir::ArgDecl& arg = fn.args[i];
         if (arg.type.is_scalar()) continue;
-        os << "  host::check_rank(" << quote("argument '" + arg.name + "' of '" + fn.name + "'") << ", "
+        os << "  scangen_cuda_host_v1::check_rank(" << quote("argument '" + arg.name + "' of '" + fn.name + "'") << ", "
            << a.arg_names[i] << ".rank(), " << arg.type.rank() << ", " << quote(arg.type.str()) << ", "
            << arg.loc.line << ", " << arg.loc.col << ");\n";
       }
-      os << "  const std::vector<scangen_cuda_tensor> args = {";
+      os << "  const std::vector<scangen_cuda_tensor> scangen_args = {";
       for (size_t i = 0; i < fn.args.size(); ++i) {
         const ir::ArgDecl& arg = fn.args[i];
-        os << (i ? ",\n      " : "") << "host::" << (arg.type.is_scalar() ? "scalar_arg(" : "tensor_arg(")
+        os << (i ? ",\n      " : "") << "scangen_cuda_host_v1::" << (arg.type.is_scalar() ? "scalar_arg(" : "tensor_arg(")
            << a.arg_names[i] << ", " << abi_dtype(arg.type.dtype) << ")";
       }
       os << "};\n";
       // The threads worth launching: the largest element loop the argument shapes tell.
-      os << "  long long width = 1;\n";
+      os << "  long long scangen_width = 1;\n";
       for (const WidthTerm& t : widths[f]) {
-        os << "  width = std::max(width, host::dims_product({" << t.factor << "LL";
+        os << "  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({" << t.factor << "LL";
         for (auto [arg, axis] : t.dims) os << ", " << a.arg_names[size_t(arg)] << ".dim(" << axis << ")";
         os << "}));\n";
       }
       os << "  // The arena to start with: the most a call used so far.\n";
-      os << "  static std::atomic<unsigned long long> arena_hint{0};\n";
-      os << "  unsigned long long hint = arena_hint.load();\n";
-      os << "  auto [arena, results] = host::run(reinterpret_cast<const void*>(&" << kernel_name(f)
-         << "), stream, args, " << fn.results.size() << ", width, hint);\n";
-      os << "  if (hint > arena_hint.load()) arena_hint.store(hint);\n";
+      os << "  static std::atomic<unsigned long long> scangen_arena_hint{0};\n";
+      os << "  unsigned long long scangen_hint = scangen_arena_hint.load();\n";
+      os << "  auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&" << kernel_name(f)
+         << "), scangen_stream, scangen_args, " << fn.results.size() << ", scangen_width, scangen_hint);\n";
+      os << "  if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);\n";
       auto result = [&](size_t i) {
         const ir::ResultDecl& r = fn.results[i];
-        std::string at = "results[" + std::to_string(i) + "]";
-        return r.type.is_scalar() ? std::string("host::scalar_result<") + ctype(r.type.dtype) + ">(" + at + ")"
-                                  : std::string("host::tensor_result<") + ctype(r.type.dtype) + ">(arena, " + at + ")";
+        std::string at = "scangen_results[" + std::to_string(i) + "]";
+        return r.type.is_scalar() ? std::string("scangen_cuda_host_v1::scalar_result<") + ctype(r.type.dtype) + ">(" + at + ")"
+                                  : std::string("scangen_cuda_host_v1::tensor_result<") + ctype(r.type.dtype) + ">(scangen_arena, " + at + ")";
       };
       if (fn.results.size() == 1) {
         os << "  return " << result(0) << ";\n";

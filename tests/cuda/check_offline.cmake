@@ -1,0 +1,22 @@
+# cmake -DSCANGEN=... -DNVCC=... -DWORK_DIR=... -DSAMPLES="a.scan|b.scan" -P check_offline.cmake
+# `scangen compile --target cuda` of every sample, and nvcc compiles each .cu (host and device
+# code, for sm_80 and sm_90) with -Wall -Wextra and no warning.
+string(REPLACE "|" ";" samples "${SAMPLES}")
+file(REMOVE_RECURSE ${WORK_DIR})
+foreach(sample IN LISTS samples)
+  get_filename_component(stem ${sample} NAME_WE)
+  execute_process(COMMAND ${SCANGEN} compile --target cuda ${sample} -o ${WORK_DIR}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "scangen compile --target cuda ${sample} failed (${rc}):\n${err}")
+  endif()
+  execute_process(
+    COMMAND ${NVCC} -std=c++17 --fmad=false -gencode arch=compute_80,code=sm_80
+            -gencode arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings
+            -c ${WORK_DIR}/${stem}.cu -o ${WORK_DIR}/${stem}.o
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nvcc rejected ${stem}.cu (${rc}):\n${out}${err}")
+  endif()
+  message(STATUS "nvcc compiled ${stem}.cu")
+endforeach()

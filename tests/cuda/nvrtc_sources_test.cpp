@@ -1,0 +1,56 @@
+// Every .scan file given on the command line: the CUDA source the JIT would compile (the CUDA
+// backend's single translation unit, at -O2 and -O0) compiles with NVRTC to PTX for sm_80 and
+// sm_90, with no warning. Needs NVRTC, not a GPU; exits 77 (ctest: skipped) without NVRTC.
+#include <iostream>
+#include <string>
+
+#include "codegen/backend.h"
+#include "driver/driver.h"
+#include "scangen/runtime/cuda.h"
+#include "scangen/runtime/errors.h"
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!scangen::nvrtc_available(&why)) {
+    std::cout << "skipped: " << why << "\n";
+    return 77;
+  }
+  int failures = 0, compiled = 0;
+  for (int i = 1; i < argc; ++i) {
+    for (int opt : {2, 0}) {
+      scangen::Driver driver;
+      scangen::PipelineOptions options;
+      options.opt_level = opt;
+      auto program = driver.load_file(argv[i], options);
+      if (!program) {
+        std::cout << "FAIL " << argv[i] << ": does not load\n" << driver.rendered_diagnostics();
+        ++failures;
+        continue;
+      }
+      scangen::codegen::EmitOptions emit;
+      emit.stem = "kernels";
+      emit.single_translation_unit = true;
+      std::string source = scangen::codegen::generate(*program, "cuda", emit).at(0).contents;
+      for (int arch : {80, 90}) {
+        scangen::CudaCompileOptions o;
+        o.kind = scangen::CudaBinaryKind::Ptx;
+        o.arch = arch;
+        o.allow_ptx_fallback = false;
+        try {
+          scangen::CudaBinary b = scangen::nvrtc_compile(source, o);
+          if (!b.log.empty()) {
+            std::cout << "FAIL " << argv[i] << " -O" << opt << " compute_" << arch << ": NVRTC warned:\n" << b.log;
+            ++failures;
+          } else {
+            ++compiled;
+          }
+        } catch (const std::exception& e) {
+          std::cout << "FAIL " << argv[i] << " -O" << opt << " compute_" << arch << ": " << e.what() << "\n";
+          ++failures;
+        }
+      }
+    }
+  }
+  std::cout << compiled << " compilations, " << failures << " failures\n";
+  return failures ? 1 : 0;
+}
