@@ -1,0 +1,53 @@
+"""The same recurrences in PyTorch (a Python loop over steps) and JAX (lax.scan and
+lax.associative_scan), on the same GPU, for comparison with gpu_bench (bench/gpu/run.sh)."""
+import time
+
+import jax
+import jax.numpy as jnp
+import torch
+
+
+def best_ms(f, reps=5):
+    f()
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        best = min(best, (time.perf_counter() - t0) * 1e3)
+    return best
+
+
+def linear(n, t):
+    a = torch.rand(t, n, device="cuda") * 0.5 + 0.5
+    b = torch.rand(t, n, device="cuda") * 2 - 1
+    h0 = torch.rand(n, device="cuda") * 2 - 1
+
+    def torch_loop():
+        h, out = h0, torch.empty_like(a)
+        for s in range(t):
+            h = a[s] * h + b[s]
+            out[s] = h
+        torch.cuda.synchronize()
+
+    ja, jb, jh0 = jnp.asarray(a.cpu().numpy()), jnp.asarray(b.cpu().numpy()), jnp.asarray(h0.cpu().numpy())
+    scan = jax.jit(lambda a, b, h0: jax.lax.scan(lambda h, ab: (ab[0] * h + ab[1],) * 2, h0, (a, b))[1])
+
+    def combine(x, y):
+        return y[0] * x[0], y[0] * x[1] + y[1]
+
+    assoc = jax.jit(lambda a, b, h0: jax.lax.associative_scan(combine, (a, b.at[0].add(a[0] * h0)))[1])
+    print(f"linear N={n} T={t}: torch loop {best_ms(torch_loop, 2):.1f} ms, "
+          f"jax.lax.scan {best_ms(lambda: scan(ja, jb, jh0).block_until_ready()):.2f} ms, "
+          f"jax.lax.associative_scan {best_ms(lambda: assoc(ja, jb, jh0).block_until_ready()):.2f} ms")
+
+
+def tiny(t):
+    u = jnp.asarray(torch.rand(t).numpy())
+    scan = jax.jit(lambda u: jax.lax.scan(lambda h, x: (0.5 * h + x, None), jnp.float32(0.25), u)[0])
+    ms = best_ms(lambda: scan(u).block_until_ready())
+    print(f"tiny body T={t}: jax.lax.scan {ms:.2f} ms = {ms * 1e6 / t:.1f} ns/step")
+
+
+linear(1 << 18, 4096)
+linear(8 * 1024, 65536)
+tiny(1_000_000)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The GPU benchmarks in one call, on a machine with an NVIDIA GPU and nvcc (run from the
+# repository root): builds scangen, checks and times the CUDA kernels (gpu_bench.cu: linear
+# recurrences against the copy bandwidth, the tiny body), times NVRTC cold and cached, and runs
+# the PyTorch / JAX comparisons when those are installed. Results go into docs/performance.md.
+set -euo pipefail
+build=${BUILD_DIR:-build-gpu}
+arch=${CUDA_ARCH:-90}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$build" --target scangen scangen_nvrtc_bench > /dev/null
+out="$build/bench-gpu"
+rm -rf "$out" && mkdir -p "$out"
+"$build/bin/scangen" compile --target cuda bench/gpu/gpu_bench.scan -o "$out"
+nvcc -std=c++17 -O3 --fmad=false -arch="sm_$arch" -I"$out" bench/gpu/gpu_bench.cu "$out/gpu_bench.cu" -o "$out/gpu_bench"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+"$out/gpu_bench"
+"$build/bin/scangen_nvrtc_bench" bench/gpu/gpu_bench.scan "$arch"
+if python3 -c "import torch, jax" 2> /dev/null; then
+  python3 bench/gpu/compare.py
+else
+  echo "compare.py skipped: PyTorch and JAX are not both installed"
+fi
