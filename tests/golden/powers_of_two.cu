@@ -301,6 +301,10 @@ __device__ inline void append(char* out, int& n, long long v) {
   out[n] = '\0';
 }
 __device__ inline void append(char* out, int& n, long v) { append(out, n, (long long)v); }
+// The bytes of a value, without memcpy (NVRTC has no <cstring>).
+__device__ inline void copy_bytes(void* to, const void* from, unsigned count) {
+  for (unsigned i = 0; i < count; ++i) ((unsigned char*)to)[i] = ((const unsigned char*)from)[i];
+}
 __device__ inline void append_all(char*, int&) {}
 template <class Part, class... Parts>
 __device__ inline void append_all(char* out, int& n, const Part& part, const Parts&... parts) {
@@ -399,9 +403,7 @@ class Context {
     if (!leader()) return;
     scangen_cuda_tensor& r = tensors_[launch_->num_args + index];
     unsigned long long bits = 0;
-    const unsigned char* from = (const unsigned char*)&value;
-    unsigned char* to = (unsigned char*)&bits;
-    for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
+    detail::copy_bytes(&bits, &value, sizeof(T));
     r.scalar = bits;
     r.rank = 0;
   }
@@ -426,9 +428,7 @@ __device__ inline const T* tensor_arg(const scangen_cuda_tensor& t) {
 template <class T>
 __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   T value;
-  const unsigned char* from = (const unsigned char*)&t.scalar;
-  unsigned char* to = (unsigned char*)&value;
-  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
+  detail::copy_bytes(&value, &t.scalar, sizeof(T));
   return value;
 }
 

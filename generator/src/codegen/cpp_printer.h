@@ -75,6 +75,18 @@ struct ApiTypes {
 // a type, the implementation or the result variable that the API body names.
 std::vector<Api> apis_of(const ir::Program& program, const lir::Module& module, const ApiTypes& types);
 
+// The first line of every emitted file: scangen's version and the .scan file.
+std::string generated_banner(const ir::Program& program);
+// The include guard of the header `<stem>.<extension>`.
+std::string include_guard(const std::string& stem, const std::string& extension);
+// The parameters of a function's implementation for its arguments, one entry per argument
+// ("const float* A, int64_t A_d0", "int32_t k"); names the body does not read are commented out
+// (no -Wunused-parameter).
+std::vector<std::string> impl_parameters(const lir::Function& f);
+// The rank checks of the tensor arguments in a typed API body, calling `checker` (a function
+// with the signature of scangen_rt_v1::check_rank).
+std::string rank_checks(const ir::Function& fn, const Api& api, const std::string& checker);
+
 // Names a function body reads, to leave unused parameters unnamed (no -Wunused-parameter).
 void reads_of(const lir::Stmt& s, std::set<std::string>& out);
 

@@ -13,21 +13,6 @@ using lir::Stmt;
 using lir::StmtKind;
 using lir::StmtRef;
 
-bool has_load(const ExprRef& e) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Load) return true;
-  return has_load(e->a) || has_load(e->b) || has_load(e->c);
-}
-
-// Every load of `e`: (pointer, index).
-void loads_of(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>>& out) {
-  if (!e) return;
-  if (e->kind == ExprKind::Load) out.push_back({e->name, e->a});
-  loads_of(e->a, out);
-  loads_of(e->b, out);
-  loads_of(e->c, out);
-}
-
 // `offset` is a whole number of lane rows: 0, or a product with `lanes` as a factor.
 bool whole_rows(const ExprRef& offset, const ExprRef& lanes) {
   if (!offset) return true;
@@ -38,17 +23,9 @@ bool whole_rows(const ExprRef& offset, const ExprRef& lanes) {
   return false;
 }
 
-struct PointerInfo {
-  std::string root;      // the buffer (an Alloc, a parameter) it points into
-  ExprRef offset;        // from its base
-  std::string base;
-};
-
 class Interchange {
  public:
-  explicit Interchange(lir::Function& f) {
-    collect(*f.body);
-  }
+  explicit Interchange(lir::Function& f) : pointers_(lir::pointer_lets(*f.body)) {}
 
   int run(std::vector<StmtRef>& body) {
     int n = 0;
@@ -68,20 +45,11 @@ class Interchange {
   }
 
  private:
-  void collect(const Stmt& s) {
-    if ((s.kind == StmtKind::Let && s.vtype.is_pointer()))
-      pointers_[s.var] = {root_of(s.value->name), s.index, s.value->name};
-    for (const auto& c : s.body) collect(*c);
-    for (const auto& c : s.else_body) collect(*c);
-  }
-  std::string root_of(const std::string& p) const {
-    auto it = pointers_.find(p);
-    return it == pointers_.end() ? p : it->second.root;
-  }
+  std::string root_of(const std::string& p) const { return lir::pointer_root(pointers_, p); }
   // Every pointer from `p` to its root has whole-row offsets.
   bool rows_of_lanes(const std::string& p, const ExprRef& lanes) const {
-    for (auto it = pointers_.find(p); it != pointers_.end(); it = pointers_.find(it->second.base))
-      if (!whole_rows(it->second.offset, lanes)) return false;
+    for (auto it = pointers_.find(p); it != pointers_.end(); it = pointers_.find(it->second->value->name))
+      if (!whole_rows(it->second->index, lanes)) return false;
     return true;
   }
 
@@ -93,7 +61,7 @@ class Interchange {
       switch (s->kind) {
         case StmtKind::Comment: continue;
         case StmtKind::Let:
-          if (!s->vtype.is_pointer() && has_load(s->value)) return nullptr;
+          if (!s->vtype.is_pointer() && lir::has_load(s->value)) return nullptr;
           defined.insert(s->var);
           continue;
         case StmtKind::For:
@@ -126,8 +94,8 @@ class Interchange {
       };
       for (const StmtRef& e : loop->body) {
         std::vector<std::pair<std::string, ExprRef>> loads;
-        loads_of(e->value, loads);
-        loads_of(e->index, loads);
+        lir::collect_loads(e->value, loads);
+        lir::collect_loads(e->index, loads);
         for (const auto& [p, index] : loads)
           if (!own_element(p, index)) return nullptr;
         if (e->kind == StmtKind::Store && !own_element(e->var, e->index)) return nullptr;
@@ -160,7 +128,7 @@ class Interchange {
     return lane_loop;
   }
 
-  std::map<std::string, PointerInfo> pointers_;
+  std::map<std::string, const Stmt*> pointers_;
 };
 
 }  // namespace

@@ -247,13 +247,41 @@ void collect_reads(const ExprRef& e, std::vector<std::string>& out) {
   collect_reads(e->c, out);
 }
 
-namespace {
-
 bool has_load(const ExprRef& e) {
   if (!e) return false;
   if (e->kind == ExprKind::Load) return true;
   return has_load(e->a) || has_load(e->b) || has_load(e->c);
 }
+
+void collect_loads(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Load) out.push_back({e->name, e->a});
+  collect_loads(e->a, out);
+  collect_loads(e->b, out);
+  collect_loads(e->c, out);
+}
+
+namespace {
+void collect_pointer_lets(const Stmt& s, std::map<std::string, const Stmt*>& out) {
+  if (s.kind == StmtKind::Let && s.vtype.is_pointer()) out[s.var] = &s;
+  for (const auto& c : s.body) collect_pointer_lets(*c, out);
+  for (const auto& c : s.else_body) collect_pointer_lets(*c, out);
+}
+}  // namespace
+
+std::map<std::string, const Stmt*> pointer_lets(const Stmt& s) {
+  std::map<std::string, const Stmt*> out;
+  collect_pointer_lets(s, out);
+  return out;
+}
+
+std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer) {
+  std::string p = pointer;
+  for (auto it = lets.find(p); it != lets.end(); it = lets.find(p)) p = it->second->value->name;
+  return p;
+}
+
+namespace {
 
 // Reads of one statement, not counting its sub-statements.
 std::vector<std::string> own_reads(const Stmt& s) {

@@ -5,6 +5,7 @@
 // how they print this tree (and, for CUDA, how they map loops to threads).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -170,5 +171,13 @@ void hoist_invariants(Function& f);
 void remove_unused(Function& f);
 // Names of every variable an expression or a statement tree reads.
 void collect_reads(const ExprRef& e, std::vector<std::string>& out);
+// Whether an expression loads from memory.
+bool has_load(const ExprRef& e);
+// Every load of an expression: (pointer name, index).
+void collect_loads(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>>& out);
+// The pointer lets of a statement tree (a pointer derived from another: value + index), by name.
+std::map<std::string, const Stmt*> pointer_lets(const Stmt& s);
+// The buffer (an allocation or a parameter) `pointer` points into, through `lets`.
+std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer);
 
 }  // namespace scangen::lir

@@ -237,7 +237,7 @@ class FunctionLowering {
     if (value->kind == lir::ExprKind::Imm || value->kind == lir::ExprKind::Var) return value;
     // The same pure computation already bound in an enclosing block is reused (loads are not:
     // memory may change in between).
-    bool pure = !has_load(value);
+    bool pure = !lir::has_load(value);
     size_t hash = pure ? lir::hash_expr(value) : 0;
     if (pure)
       for (const auto& scope : scopes_) {
@@ -416,12 +416,6 @@ class FunctionLowering {
   lir::Function& out() { return out_; }
 
  private:
-  static bool has_load(const ExprRef& e) {
-    if (!e) return false;
-    if (e->kind == lir::ExprKind::Load) return true;
-    return has_load(e->a) || has_load(e->b) || has_load(e->c);
-  }
-
   const ir::Function& fn_;
   lir::Function& out_;
   // Pure lets bound in each open block, innermost last.
