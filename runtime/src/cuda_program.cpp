@@ -82,14 +82,15 @@ class DriverOps {
 std::vector<CudaFunctionInfo> parse_cuda_manifest(const std::string& text) {
   try {
     Json m = Json::parse(text);
-    if (m.at("format") != "scangen-cuda-manifest" || m.at("version") != 1)
-      throw InternalError("CUDA manifest: not a scangen CUDA manifest of version 1");
+    if (m.at("format") != "scangen-cuda-manifest" || m.at("version") != 2)
+      throw InternalError("CUDA manifest: not a scangen CUDA manifest of version 2");
     std::vector<CudaFunctionInfo> out;
     for (const Json& f : m.at("functions")) {
       CudaFunctionInfo fn;
       fn.name = f.at("name").get<std::string>();
       fn.signature = f.at("signature").get<std::string>();
       fn.kernel = f.at("kernel").get<std::string>();
+      fn.kernel_index = f.at("kernel_index").get<int>();
       for (const Json& a : f.at("args")) {
         fn.arg_dtypes.push_back(dtype_from(a.at("dtype")));
         fn.arg_ranks.push_back(a.at("rank").get<int>());
@@ -131,14 +132,33 @@ long long cuda_parallel_width(const CudaFunctionInfo& fn, const std::vector<Shap
   return width;
 }
 
-CudaProgram::CudaProgram(std::shared_ptr<CudaDevice> device, const std::string& source, const std::string& manifest,
-                         const CudaCompiler& compiler)
-    : device_(std::move(device)), functions_(parse_cuda_manifest(manifest)) {
+CudaCompileOptions kernel_compile_options(const CudaFunctionInfo& fn, int arch) {
   CudaCompileOptions options;
-  options.arch = device_->info().arch();
-  binary_ = compiler.compile(source, options);
-  module_ = device_->load_module(binary_);
+  options.arch = arch;
+  options.options.push_back("-DSCANGEN_KERNEL=" + std::to_string(fn.kernel_index));
+  options.program_name = fn.name + ".cu";
+  return options;
+}
+
+CudaProgram::CudaProgram(std::shared_ptr<CudaDevice> device, std::string source, const std::string& manifest,
+                         CudaCompiler compiler)
+    : device_(std::move(device)),
+      source_(std::move(source)),
+      compiler_(std::move(compiler)),
+      functions_(parse_cuda_manifest(manifest)) {
+  loaded_.resize(functions_.size());
   arena_hints_.assign(functions_.size(), 0);
+}
+
+CudaProgram::Loaded& CudaProgram::loaded(size_t index) {
+  std::optional<Loaded>& slot = loaded_.at(index);
+  if (!slot) {
+    Loaded l;
+    l.binary = compiler_.compile(source_, kernel_compile_options(functions_[index], device_->info().arch()));
+    l.module = device_->load_module(l.binary);
+    slot = std::move(l);
+  }
+  return *slot;
 }
 
 namespace {
@@ -228,10 +248,16 @@ std::vector<HostTensor> call_kernel(Ops& ops, const CudaFunctionInfo& fn, const 
 
 }  // namespace
 
+const CudaBinary& CudaProgram::load(std::string_view name) {
+  size_t index = 0;
+  find_function(functions_, name, index);
+  return loaded(index).binary;
+}
+
 std::vector<HostTensor> CudaProgram::call(std::string_view name, const std::vector<HostTensor>& args) {
   size_t index = 0;
   const CudaFunctionInfo& fn = find_function(functions_, name, index);
-  DriverOps ops(device_, module_->function(fn.kernel));
+  DriverOps ops(device_, loaded(index).module->function(fn.kernel));
   return call_kernel(ops, fn, args, arena_hints_[index], last_launches_);
 }
 

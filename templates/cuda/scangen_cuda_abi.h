@@ -13,9 +13,13 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 1
+#define SCANGEN_CUDA_ABI_VERSION 2
 #define SCANGEN_CUDA_MAX_RANK 8
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
+/* Numbers in an error message: the kernel writes the mark in their place and the number into
+ * error_numbers; the host prints them. */
+#define SCANGEN_CUDA_ERROR_NUMBERS 8
+#define SCANGEN_CUDA_ERROR_NUMBER_MARK '\x01'
 /* The alignment of every buffer carved out of the arena (bytes). */
 #define SCANGEN_CUDA_ARENA_ALIGNMENT 256
 
@@ -51,6 +55,7 @@ typedef struct scangen_cuda_launch {
   int error_column;
   int reserved;
   unsigned long long error_key;
+  long long error_numbers[SCANGEN_CUDA_ERROR_NUMBERS];
   char error_message[SCANGEN_CUDA_ERROR_CAPACITY];
 } scangen_cuda_launch;
 

@@ -18,6 +18,7 @@
 #define __device__
 #define __global__ __attribute__((visibility("default")))
 #define __host__
+#define __noinline__ __attribute__((noinline))
 
 struct scangen_emulation_dim3 {
   unsigned int x = 1, y = 1, z = 1;

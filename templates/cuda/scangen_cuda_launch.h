@@ -60,6 +60,19 @@ struct Outcome {
   int launches = 0;
 };
 
+// The message of a failed launch, its numbers printed in place of their marks.
+inline std::string error_text(const scangen_cuda_launch& launch) {
+  std::string text;
+  int number = 0;
+  for (const char* c = launch.error_message; *c; ++c) {
+    if (*c == SCANGEN_CUDA_ERROR_NUMBER_MARK && number < SCANGEN_CUDA_ERROR_NUMBERS)
+      text += std::to_string(launch.error_numbers[number++]);
+    else
+      text += *c;
+  }
+  return text;
+}
+
 // Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
 // is the arena to start with, and is raised to what the function used, so the next call with the
 // same shapes launches once.
@@ -111,7 +124,7 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
       out.line = launch->error_line;
       out.column = launch->error_column;
       launch->error_message[SCANGEN_CUDA_ERROR_CAPACITY - 1] = '\0';
-      out.message = launch->error_message;
+      out.message = error_text(*launch);
       return out;
     }
     if (launch->status != SCANGEN_CUDA_RUNNING)

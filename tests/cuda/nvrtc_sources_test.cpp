@@ -1,12 +1,16 @@
 // Every .scan file given on the command line: the CUDA source the JIT would compile (the CUDA
 // backend's single translation unit, at -O2 and -O0) compiles with NVRTC to PTX for sm_80 and
-// sm_90, with no warning. Needs NVRTC, not a GPU; exits 77 (ctest: skipped) without NVRTC.
+// sm_90, with no warning; and at -O2 each function's kernel compiles alone, as CudaProgram
+// compiles it, to PTX holding that kernel only. Needs NVRTC, not a GPU; exits 77 (ctest: skipped)
+// without NVRTC.
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "codegen/backend.h"
 #include "driver/driver.h"
 #include "scangen/runtime/cuda.h"
+#include "scangen/runtime/cuda_program.h"
 #include "scangen/runtime/errors.h"
 
 int main(int argc, char** argv) {
@@ -30,7 +34,34 @@ int main(int argc, char** argv) {
       scangen::codegen::EmitOptions emit;
       emit.stem = "kernels";
       emit.single_translation_unit = true;
-      std::string source = scangen::codegen::generate(*program, "cuda", emit).at(0).contents;
+      std::vector<scangen::codegen::EmittedFile> files = scangen::codegen::generate(*program, "cuda", emit);
+      const std::string& source = files.at(0).contents;
+      if (opt == 2) {
+        const std::vector<scangen::CudaFunctionInfo> functions = scangen::parse_cuda_manifest(files.at(1).contents);
+        for (const scangen::CudaFunctionInfo& fn : functions) {
+          scangen::CudaCompileOptions o = scangen::kernel_compile_options(fn, 90);
+          o.kind = scangen::CudaBinaryKind::Ptx;
+          const std::string where = std::string(argv[i]) + " kernel of '" + fn.name + "' alone";
+          try {
+            scangen::CudaBinary b = scangen::nvrtc_compile(source, o);
+            int entries = 0;
+            for (size_t at = b.image.find(".entry "); at != std::string::npos; at = b.image.find(".entry ", at + 1))
+              ++entries;
+            if (!b.log.empty()) {
+              std::cout << "FAIL " << where << ": NVRTC warned:\n" << b.log;
+              ++failures;
+            } else if (entries != 1 || b.image.find(".entry " + fn.kernel + "(") == std::string::npos) {
+              std::cout << "FAIL " << where << ": the PTX has " << entries << " kernels, not just " << fn.kernel << "\n";
+              ++failures;
+            } else {
+              ++compiled;
+            }
+          } catch (const std::exception& e) {
+            std::cout << "FAIL " << where << ": " << e.what() << "\n";
+            ++failures;
+          }
+        }
+      }
       for (int arch : {80, 90}) {
         scangen::CudaCompileOptions o;
         o.kind = scangen::CudaBinaryKind::Ptx;

@@ -21,9 +21,13 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 1
+#define SCANGEN_CUDA_ABI_VERSION 2
 #define SCANGEN_CUDA_MAX_RANK 8
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
+/* Numbers in an error message: the kernel writes the mark in their place and the number into
+ * error_numbers; the host prints them. */
+#define SCANGEN_CUDA_ERROR_NUMBERS 8
+#define SCANGEN_CUDA_ERROR_NUMBER_MARK '\x01'
 /* The alignment of every buffer carved out of the arena (bytes). */
 #define SCANGEN_CUDA_ARENA_ALIGNMENT 256
 
@@ -59,6 +63,7 @@ typedef struct scangen_cuda_launch {
   int error_column;
   int reserved;
   unsigned long long error_key;
+  long long error_numbers[SCANGEN_CUDA_ERROR_NUMBERS];
   char error_message[SCANGEN_CUDA_ERROR_CAPACITY];
 } scangen_cuda_launch;
 
@@ -284,32 +289,87 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 namespace scangen_cuda_v1 {
 
 namespace detail {
-__device__ inline void append(char* out, int& n, const char* text) {
-  while (*text && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY) out[n++] = *text++;
-  out[n] = '\0';
-}
-__device__ inline void append(char* out, int& n, long long v) {
-  char digits[24];
-  int d = 0;
-  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  do {
-    digits[d++] = char('0' + int(u % 10));
-    u /= 10;
-  } while (u != 0);
-  if (v < 0 && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY) out[n++] = '-';
-  while (d > 0 && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY) out[n++] = digits[--d];
-  out[n] = '\0';
-}
-__device__ inline void append(char* out, int& n, long v) { append(out, n, (long long)v); }
 // The bytes of a value, without memcpy (NVRTC has no <cstring>).
 __device__ inline void copy_bytes(void* to, const void* from, unsigned count) {
   for (unsigned i = 0; i < count; ++i) ((unsigned char*)to)[i] = ((const unsigned char*)from)[i];
 }
-__device__ inline void append_all(char*, int&) {}
+
+// The grid-wide half of Context::barrier(), after the block's __syncthreads(): block leaders meet
+// in the launch record. Out of line, as it is the same at every barrier.
+__device__ __noinline__ inline void grid_barrier(scangen_cuda_launch* launch) {
+  if (threadIdx.x == 0) {
+    // The round is read before arriving: it cannot advance until this block has arrived.
+    unsigned int round = SCANGEN_CUDA_LOAD_VOLATILE(&launch->barrier_round);
+    __threadfence();
+    if (atomicAdd(&launch->barrier_arrived, 1u) == gridDim.x - 1) {
+      atomicExch(&launch->barrier_arrived, 0u);
+      __threadfence();
+      atomicAdd(&launch->barrier_round, 1u);
+    } else {
+      while (SCANGEN_CUDA_LOAD_VOLATILE(&launch->barrier_round) == round) {
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+// One piece of an error message: text, or (text null) a number. Numbers are written by the host
+// (scangen_cuda_launch.h): 64-bit decimal printing in every kernel made NVRTC several times slower.
+struct Part {
+  __device__ Part(const char* t) : text(t), number(0) {}
+  __device__ Part(long long v) : text(nullptr), number(v) {}
+  __device__ Part(long v) : text(nullptr), number(v) {}
+  const char* text;
+  long long number;
+};
+template <class T>
+struct IsText {
+  static constexpr bool value = false;
+};
+template <decltype(sizeof(0)) N>
+struct IsText<char[N]> {
+  static constexpr bool value = true;
+};
+template <>
+struct IsText<const char*> {
+  static constexpr bool value = true;
+};
+template <class... Parts>
+struct NumberCount {
+  static constexpr int value = 0;
+};
 template <class Part, class... Parts>
-__device__ inline void append_all(char* out, int& n, const Part& part, const Parts&... parts) {
-  append(out, n, part);
-  append_all(out, n, parts...);
+struct NumberCount<Part, Parts...> {
+  static constexpr int value = (IsText<Part>::value ? 0 : 1) + NumberCount<Parts...>::value;
+};
+
+// Out of line, once per module: failures are rare, and a message inlined at every check made the
+// kernels large and slow to compile.
+__device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, long long key, int line, int column,
+                                            const Part* parts, int count) {
+  while (atomicCAS(&launch->error_lock, 0u, 1u) != 0u) {
+  }
+  __threadfence();
+  if ((unsigned long long)key < launch->error_key) {
+    launch->error_key = (unsigned long long)key;
+    launch->error_line = line;
+    launch->error_column = column;
+    int n = 0, numbers = 0;
+    for (int i = 0; i < count && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++i) {
+      if (!parts[i].text) {
+        launch->error_numbers[numbers++] = parts[i].number;
+        launch->error_message[n++] = SCANGEN_CUDA_ERROR_NUMBER_MARK;
+        continue;
+      }
+      for (const char* c = parts[i].text; *c && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++c)
+        launch->error_message[n++] = *c;
+    }
+    launch->error_message[n] = '\0';
+    launch->status = SCANGEN_CUDA_USER_ERROR;
+  }
+  __threadfence();
+  atomicExch(&launch->error_lock, 0u);
 }
 }  // namespace detail
 
@@ -332,21 +392,7 @@ class Context {
   __device__ void barrier() {
     __syncthreads();
     if (gridDim.x == 1) return;
-    if (threadIdx.x == 0) {
-      // The round is read before arriving: it cannot advance until this block has arrived.
-      unsigned int round = SCANGEN_CUDA_LOAD_VOLATILE(&launch_->barrier_round);
-      __threadfence();
-      if (atomicAdd(&launch_->barrier_arrived, 1u) == gridDim.x - 1) {
-        atomicExch(&launch_->barrier_arrived, 0u);
-        __threadfence();
-        atomicAdd(&launch_->barrier_round, 1u);
-      } else {
-        while (SCANGEN_CUDA_LOAD_VOLATILE(&launch_->barrier_round) == round) {
-        }
-      }
-      __threadfence();
-    }
-    __syncthreads();
+    detail::grid_barrier(launch_);
   }
 
   // Records the error of the .scan program at line:column. Of several failing threads, the one
@@ -354,20 +400,10 @@ class Context {
   // The caller then stops: returns (uniform code) or skips to the loop's barrier (element loops).
   template <class... Parts>
   __device__ void fail(long long key, int line, int column, const Parts&... parts) {
-    while (atomicCAS(&launch_->error_lock, 0u, 1u) != 0u) {
-    }
-    __threadfence();
-    if ((unsigned long long)key < launch_->error_key) {
-      launch_->error_key = (unsigned long long)key;
-      launch_->error_line = line;
-      launch_->error_column = column;
-      int n = 0;
-      launch_->error_message[0] = '\0';
-      detail::append_all(launch_->error_message, n, parts...);
-      launch_->status = SCANGEN_CUDA_USER_ERROR;
-    }
-    __threadfence();
-    atomicExch(&launch_->error_lock, 0u);
+    static_assert(detail::NumberCount<Parts...>::value <= SCANGEN_CUDA_ERROR_NUMBERS,
+                  "an error message with more numbers than the launch record holds");
+    const detail::Part list[] = {detail::Part(parts)...};
+    detail::record_failure(launch_, key, line, column, list, int(sizeof...(Parts)));
   }
   // After a barrier: whether any thread failed (all threads see the same answer).
   __device__ bool failed() const { return SCANGEN_CUDA_LOAD_VOLATILE(&launch_->status) != 0u; }
@@ -452,6 +488,7 @@ class Storage {
     if (count <= capacity_) return data_;
     T* old = data_;
     if (!ensure(ctx, count)) return nullptr;
+    #pragma unroll 1  // a few iterations per thread: unrolling only adds code
     for (long long i = ctx.rank(); i < keep; i += ctx.width()) data_[i] = old[i];
     ctx.barrier();
     return data_;
@@ -464,6 +501,7 @@ class Storage {
 
 template <class T>
 __device__ inline void copy(Context& ctx, T* dst, const T* src, long long count) {
+  #pragma unroll 1  // a few iterations per thread: unrolling only adds code
   for (long long i = ctx.rank(); i < count; i += ctx.width()) dst[i] = src[i];
   ctx.barrier();
 }
@@ -474,6 +512,7 @@ template <class T>
 __device__ inline void matmul(Context& ctx, T* out, const T* a, const T* b, long long m, long long k,
                               long long n) {
   const long long count = m * n;
+  #pragma unroll 1  // a few iterations per thread: unrolling only adds code
   for (long long e = ctx.rank(); e < count; e += ctx.width()) {
     const long long i = e / n, j = e - i * n;
     T acc = T(0);
@@ -513,6 +552,7 @@ __device__ void taps_impl(sgc::Context& ctx, const float* u, int64_t u_d0, const
   const float* const view = u + bound;
   float* const t = t_storage.ensure(ctx, length);
   if (!t) return;
+  #pragma unroll 1
   for (int64_t i = 0 + ctx.rank(); i < length; i += ctx.width()) {
     t[i] = 2.0f * view[i];
   }
@@ -609,6 +649,19 @@ struct Outcome {
   int launches = 0;
 };
 
+// The message of a failed launch, its numbers printed in place of their marks.
+inline std::string error_text(const scangen_cuda_launch& launch) {
+  std::string text;
+  int number = 0;
+  for (const char* c = launch.error_message; *c; ++c) {
+    if (*c == SCANGEN_CUDA_ERROR_NUMBER_MARK && number < SCANGEN_CUDA_ERROR_NUMBERS)
+      text += std::to_string(launch.error_numbers[number++]);
+    else
+      text += *c;
+  }
+  return text;
+}
+
 // Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
 // is the arena to start with, and is raised to what the function used, so the next call with the
 // same shapes launches once.
@@ -660,7 +713,7 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
       out.line = launch->error_line;
       out.column = launch->error_column;
       launch->error_message[SCANGEN_CUDA_ERROR_CAPACITY - 1] = '\0';
-      out.message = launch->error_message;
+      out.message = error_text(*launch);
       return out;
     }
     if (launch->status != SCANGEN_CUDA_RUNNING)

@@ -82,6 +82,9 @@ class CudaPrinter : public CppPrinter {
     std::string pad(size_t(indent), ' ');
     if (s.loop == lir::LoopKind::Vector && element_depth_ == 0) {
       if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
+      // A thread runs few iterations of an element loop: unrolling it would only make the kernel
+      // larger and slower to compile.
+      os << pad << "#pragma unroll 1\n";
       os << pad << "for (int64_t " << s.var << " = " << expr(s.begin, true) << " + ctx.rank(); " << s.var << " < "
          << expr(s.end, true) << "; " << s.var << " += ctx.width()) {\n";
       ++element_depth_;
@@ -291,6 +294,12 @@ const ApiTypes kCudaTypes = {
 
 std::string kernel_name(size_t f) { return "scangen_kernel_" + std::to_string(f); }
 
+// The JIT compiles one function at a time (-DSCANGEN_KERNEL=<index>, from the manifest): NVRTC's
+// time grows with the code, and a call needs one kernel. Without the macro, all of them.
+std::string select_kernel(size_t f) {
+  return "#if !defined(SCANGEN_KERNEL) || SCANGEN_KERNEL == " + std::to_string(f) + "\n";
+}
+
 class CudaBackend : public Backend {
  public:
   const char* name() const override { return "cuda"; }
@@ -336,6 +345,7 @@ class CudaBackend : public Backend {
     for (size_t f = 0; f < module.functions.size(); ++f) {
       const ir::Function& fn = program.functions[f];
       const lir::Function& lf = module.functions[f];
+      if (jit) os << select_kernel(f);
       os << "// fn " << fn.name << fn.signature() << "\n";
       if (lanes[f] > 0) os << "// Strategy: independent lanes for " << lanes[f] << " time loop(s); whole function in one kernel.\n";
       else os << "// Strategy: whole function in one kernel.\n";
@@ -345,11 +355,12 @@ class CudaBackend : public Backend {
       for (const lir::StorageDecl& s : lf.storages) os << "  sgc::Storage<" << ctype(s.elem) << "> " << s.name << ";\n";
       CudaPrinter p(lf);
       p.stmt(*lf.body, 2, os);
-      os << "  ctx.finish();\n}\n\n";
+      os << "  ctx.finish();\n}\n" << (jit ? "#endif\n" : "") << "\n";
     }
     os << "}  // namespace scangen_kernels\n\n";
     for (size_t f = 0; f < module.functions.size(); ++f) {
       const lir::Function& lf = module.functions[f];
+      if (jit) os << select_kernel(f);
       os << (jit ? "extern \"C\" " : "") << "__global__ void " << kernel_name(f)
          << "(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {\n"
          << "  scangen_cuda_v1::Context ctx(launch, tensors);\n"
@@ -364,7 +375,7 @@ class CudaBackend : public Backend {
         os << ", scangen_cuda_v1::tensor_arg<" << ctype(p.dtype) << ">(" << t << ")";
         for (int d = 0; d < p.rank; ++d) os << ", " << t << ".shape[" << d << "]";
       }
-      os << ");\n}\n\n";
+      os << ");\n}\n" << (jit ? "#endif\n" : "") << "\n";
     }
     if (!jit) os << "}  // namespace\n\n";
     return os.str();
@@ -374,7 +385,7 @@ class CudaBackend : public Backend {
                               const std::vector<std::vector<WidthTerm>>& widths) {
     nlohmann::ordered_json m;
     m["format"] = "scangen-cuda-manifest";
-    m["version"] = 1;
+    m["version"] = 2;
     m["source"] = program.source_path;
     nlohmann::ordered_json fns = nlohmann::ordered_json::array();
     for (size_t f = 0; f < module.functions.size(); ++f) {
@@ -383,6 +394,7 @@ class CudaBackend : public Backend {
       j["name"] = fn.name;
       j["signature"] = fn.signature();
       j["kernel"] = kernel_name(f);
+      j["kernel_index"] = f;
       for (const ir::ArgDecl& a : fn.args)
         j["args"].push_back({{"dtype", std::string(dtype_name(a.type.dtype))}, {"rank", a.type.rank()}});
       if (fn.args.empty()) j["args"] = nlohmann::ordered_json::array();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,7 @@ struct CudaFunctionInfo {
   std::string name;
   std::string signature;
   std::string kernel;
+  int kernel_index = 0;  // its source compiles alone with -DSCANGEN_KERNEL=<kernel_index>
   std::vector<DType> arg_dtypes, result_dtypes;
   std::vector<int> arg_ranks, result_ranks;
   // The parallel width (threads worth launching) is the largest term, at least 1.
@@ -38,15 +40,22 @@ std::vector<CudaFunctionInfo> parse_cuda_manifest(const std::string& json);
 // The parallel width of a call with arguments of these shapes (saturating at 2^62).
 long long cuda_parallel_width(const CudaFunctionInfo& fn, const std::vector<Shape>& arg_shapes);
 
+// What CudaProgram compiles for `fn`: its kernel alone, for `arch`.
+CudaCompileOptions kernel_compile_options(const CudaFunctionInfo& fn, int arch);
+
 class CudaProgram {
  public:
-  // Compiles `source` for the device (CUBIN for its architecture, PTX as the fallback) through
-  // `compiler`'s cache and loads it.
-  CudaProgram(std::shared_ptr<CudaDevice> device, const std::string& source, const std::string& manifest,
-              const CudaCompiler& compiler = CudaCompiler());
+  // Keeps `source` (every function's kernel) for `device`. Nothing is compiled yet: each function
+  // is compiled (CUBIN for the device's architecture, PTX as the fallback; through `compiler`'s
+  // cache) and loaded on its first call, alone, so a call pays NVRTC for its own kernel only.
+  CudaProgram(std::shared_ptr<CudaDevice> device, std::string source, const std::string& manifest,
+              CudaCompiler compiler = CudaCompiler());
 
   const std::vector<CudaFunctionInfo>& functions() const { return functions_; }
-  const CudaBinary& binary() const { return binary_; }
+
+  // Compiles and loads `fn`'s kernel if that has not happened yet; its binary (compile time,
+  // whether it came from the cache, NVRTC's log).
+  const CudaBinary& load(std::string_view fn);
 
   // Calls `fn` with `args` (checked against its signature: RuntimeError). An error of the .scan
   // program is a RuntimeError with its line and column.
@@ -56,18 +65,21 @@ class CudaProgram {
   int last_launches() const { return last_launches_; }
 
  private:
+  struct Loaded {
+    CudaBinary binary;
+    std::shared_ptr<CudaModule> module;
+  };
+  Loaded& loaded(size_t index);
+
   std::shared_ptr<CudaDevice> device_;
+  std::string source_;
+  CudaCompiler compiler_;
   std::vector<CudaFunctionInfo> functions_;
-  CudaBinary binary_;
-  std::shared_ptr<CudaModule> module_;
+  std::vector<std::optional<Loaded>> loaded_;
   std::vector<unsigned long long> arena_hints_;
   int last_launches_ = 0;
 };
 
-// The CUDA emulation (`scangen run --backend cuda-emulation`): the kernels compiled as host C++
-// (the backend's emulation output, templates/cuda/scangen_cuda_emulation.h) by the CPU JIT, each
-// launch run on the CPU with one thread per CUDA thread, on a fixed grid of 2 blocks of 3 threads.
-// It checks the CUDA backend's kernels, barriers and launch protocol on machines without a GPU.
 class CudaEmulation {
  public:
   CudaEmulation(const std::string& source, const std::string& manifest, CpuJit& jit);
