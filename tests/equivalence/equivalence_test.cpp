@@ -32,7 +32,9 @@
 #include <boost/test/unit_test.hpp>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -51,6 +53,8 @@
 #include "passes/pass.h"
 #include "random_programs.h"
 #include "scangen/runtime/cpu_jit.h"
+#include "scangen/runtime/cuda.h"
+#include "scangen/runtime/cuda_program.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/npy.h"
 #include "scangen/runtime/process.h"
@@ -460,6 +464,178 @@ BOOST_AUTO_TEST_CASE(random_programs) {
   }
   BOOST_TEST(failures == 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The same random programs through the CUDA kernels (docs/cuda.md), compared with the interpreter
+// at -O2 (the -O0/-O2 agreement is checked above):
+//   random_programs_cuda_emulation (ctest: equivalence_cuda_emulation): on the CPU emulation of
+//     the kernels (2 blocks of 3 threads, real barriers); bit for bit, as the host's libm is used.
+//   random_programs_cuda (ctest: equivalence_cuda, label gpu): on GPU 0. Integers and errors must
+//     be the same; floats within 1e-5 relative and 1e-6 absolute, as the device's tanh, exp, sin,
+//     ... may differ from the host's in the last bits. Without a device: "skipped: no CUDA
+//     device ..." (ctest: skipped).
+// Programs are batched as above (SCANGEN_EQUIVALENCE_BATCH functions per module; the GPU compiles
+// each kernel on its first call). SCANGEN_EQUIVALENCE_CUDA_PROGRAMS: how many (default 1000: the programs of random_programs).
+
+namespace {
+
+// "" when `gpu` agrees with `interp` within the tolerance above, else what differs.
+std::string difference_within_ulps(const Outcome& interp, const Outcome& gpu) {
+  if (interp.kind != gpu.kind || message_of(interp) != message_of(gpu)) return "outcomes differ";
+  if (interp.results.size() != gpu.results.size()) return "numbers of results differ";
+  for (size_t r = 0; r < interp.results.size(); ++r) {
+    const HostTensor& x = interp.results[r];
+    const HostTensor& y = gpu.results[r];
+    if (x.dtype() != y.dtype() || x.shape() != y.shape()) return "result " + std::to_string(r) + ": types differ";
+    const bool real = x.dtype() == DType::F32 || x.dtype() == DType::F64;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const double a = x.get_as_double(i), b = y.get_as_double(i);
+      const bool same = real ? (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= 1e-6 + 1e-5 * std::fabs(a)
+                             : a == b;
+      if (!same) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "result " << r << " element " << i << ": " << a << " vs " << b;
+        return os.str();
+      }
+    }
+  }
+  return "";
+}
+
+void check_cuda_column(bool on_gpu) {
+  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_CUDA_PROGRAMS", 1000));
+  const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
+  const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", 100)));
+  const std::string column = on_gpu ? "cuda" : "cuda-emulation";
+  std::shared_ptr<CudaDevice> device;
+  if (on_gpu) {
+    try {
+      device = cuda_device(0);
+    } catch (const RuntimeError& e) {
+      std::cout << "skipped: " << e.what() << std::endl;
+      return;
+    }
+  }
+  CxxCompiler cxx = CxxCompiler::from_environment();
+  if (!std::getenv("SCANGEN_CXXFLAGS")) cxx.flags.push_back("-Og");  // as random_programs
+  const auto start = std::chrono::steady_clock::now();
+  int failures = 0;
+  auto fail = [&](const std::string& message) {
+    ++failures;
+    BOOST_ERROR(message);
+  };
+
+  std::vector<Case> cases;
+  const std::set<uint64_t> skip = skipped_seeds();
+  for (int64_t i = 0; i < count; ++i) {
+    Case c;
+    c.seed = first_seed + uint64_t(i);
+    if (skip.count(c.seed)) continue;
+    c.program = generate_program(c.seed);
+    Driver driver;
+    std::optional<ir::Program> program;
+    Outcome load = capture([&] {
+      program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
+      return std::vector<HostTensor>{};
+    });
+    if (load.kind != Outcome::Ok || !program) {
+      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" +
+           driver.rendered_diagnostics() + load.error);
+      continue;
+    }
+    c.interp[1] = capture([&] { return ir::Interpreter().run(*program->find(c.program.fn), c.program.args); });
+    cases.push_back(std::move(c));
+  }
+
+  struct CudaBatch {
+    std::vector<size_t> cases;
+    std::string text;
+    std::vector<codegen::EmittedFile> files;
+    std::unique_ptr<CudaEmulation> emulation;
+    std::unique_ptr<CudaProgram> program;
+    std::string failure;
+  };
+  std::vector<CudaBatch> batches;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (i % batch_size == 0) batches.emplace_back();
+    CudaBatch& b = batches.back();
+    cases[i].line_offset = int(std::count(b.text.begin(), b.text.end(), '\n'));
+    b.text += cases[i].program.text + "\n";
+    b.cases.push_back(i);
+  }
+  for (size_t bi = 0; bi < batches.size(); ++bi) {
+    CudaBatch& b = batches[bi];
+    Driver driver;
+    Outcome emitted = capture([&] {
+      auto program = driver.load_text("batch" + std::to_string(bi) + ".scan", b.text, verified(2));
+      if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
+      codegen::EmitOptions emit;
+      emit.stem = "cuda_equivalence" + std::to_string(bi);
+      emit.single_translation_unit = true;
+      emit.cuda_emulation = !on_gpu;
+      b.files = codegen::generate(*program, "cuda", emit);
+      return std::vector<HostTensor>{};
+    });
+    if (emitted.kind != Outcome::Ok) b.failure = "emitting CUDA: " + emitted.error;
+  }
+  // The emulated kernels are C++: compiled on two threads, as above. The GPU's kernels are
+  // compiled by NVRTC on each function's first call.
+  std::atomic<size_t> next{0};
+  auto build = [&] {
+    CpuJit jit(default_cache_dir(), cxx);
+    for (size_t bi; (bi = next++) < batches.size();) {
+      CudaBatch& b = batches[bi];
+      if (!b.failure.empty()) continue;
+      Outcome built = capture([&] {
+        if (on_gpu) b.program = std::make_unique<CudaProgram>(device, b.files.at(0).contents, b.files.at(1).contents);
+        else b.emulation = std::make_unique<CudaEmulation>(b.files.at(0).contents, b.files.at(1).contents, jit);
+        return std::vector<HostTensor>{};
+      });
+      if (built.kind != Outcome::Ok) b.failure = "building the kernels: " + built.error;
+    }
+  };
+  if (on_gpu) {
+    build();
+  } else {
+    auto other = std::async(std::launch::async, build);
+    build();
+    other.get();
+  }
+
+  int runs = 0;
+  for (CudaBatch& b : batches) {
+    if (!b.failure.empty()) {
+      fail("a batch of seeds " + std::to_string(cases[b.cases.front()].seed) + ".." +
+           std::to_string(cases[b.cases.back()].seed) + " fails on " + column + " (SCANGEN_EQUIVALENCE_BATCH=1 finds the program): " +
+           b.failure);
+      continue;
+    }
+    for (size_t ci : b.cases) {
+      const Case& c = cases[ci];
+      Outcome out = relocate(capture([&] {
+                               return on_gpu ? b.program->call(c.program.fn, c.program.args)
+                                             : b.emulation->call(c.program.fn, c.program.args);
+                             }),
+                             c.line_offset);
+      ++runs;
+      std::string diff = on_gpu ? difference_within_ulps(c.interp[1], out) : difference(c.interp[1], out);
+      if (!diff.empty())
+        fail(report(c, "interpreter vs " + column + " at -O2", "interp -O2", c.interp[1], column + " -O2", out, diff));
+      else if (out.kind == Outcome::Internal)
+        fail(report(c, "internal error on " + column, "interp -O2", c.interp[1], column + " -O2", out, out.error));
+    }
+  }
+  std::cout << count << " programs (seeds " << first_seed << ".." << first_seed + uint64_t(count) - 1 << "), " << runs
+            << " runs on " << column << " in " << batches.size() << " batches; " << failures
+            << " failures. Time: " << seconds_since(start) << " s" << std::endl;
+  BOOST_TEST(failures == 0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(random_programs_cuda_emulation) { check_cuda_column(false); }
+BOOST_AUTO_TEST_CASE(random_programs_cuda) { check_cuda_column(true); }
 
 // ---------------------------------------------------------------------------------------------
 // Every run of every samples/**/NAME.runs.json manifest (the contract's seven examples are
