@@ -236,19 +236,79 @@ __device__ inline void copy(Context& ctx, T* dst, const T* src, long long count)
   ctx.barrier();
 }
 
-// out[m x n] = a[m x k] @ b[k x n], one output element per thread at a time, its products summed
-// in increasing k from zero as the interpreter does (with --fmad=false: the same bits).
+// Shared memory of the block for matmul's tiles: three tiles of up to 8-byte elements. The
+// emulation gives each emulated block its own buffer instead.
+#ifndef SCANGEN_CUDA_MATMUL_SCRATCH
+#define SCANGEN_CUDA_MATMUL_SCRATCH() ::scangen_cuda_v1::detail::matmul_scratch()
+namespace detail {
+__device__ inline double* matmul_scratch() {
+  __shared__ double tiles[3 * 16 * 16];
+  return tiles;
+}
+}  // namespace detail
+#endif
+
+// out[m x n] = a[m x k] @ b[k x n]. Every element's products are summed in increasing k from zero,
+// as the interpreter does (with --fmad=false: the same bits), whichever way the work is spread:
+// - both sides at least half a tile (16 x 16): each block computes whole output tiles, staging
+//   16 x 16 tiles of a and b in shared memory, so every loaded element serves 16 products
+//   (the pushed-out products of a batch or of all steps: x @ W);
+// - else one output element per thread, which for a vector (m or n small: h @ W in a step) reads
+//   b's rows coalesced and wastes no thread on empty tile rows.
 template <class T>
 __device__ inline void matmul(Context& ctx, T* out, const T* a, const T* b, long long m, long long k,
                               long long n) {
-  const long long count = m * n;
-  #pragma unroll 1  // a few iterations per thread: unrolling only adds code
-  for (long long e = ctx.rank(); e < count; e += ctx.width()) {
-    const long long i = e / n, j = e - i * n;
-    T acc = T(0);
-    for (long long p = 0; p < k; ++p)
-      acc = scangen::scalar_v1::add(acc, scangen::scalar_v1::mul(a[i * k + p], b[p * n + j]));
-    out[e] = acc;
+  constexpr int kTile = 16;
+  if (m < kTile / 2 || n < kTile / 2) {
+    const long long count = m * n;
+    #pragma unroll 1  // a few iterations per thread: unrolling only adds code
+    for (long long e = ctx.rank(); e < count; e += ctx.width()) {
+      const long long i = e / n, j = e - i * n;
+      T acc = T(0);
+      for (long long p = 0; p < k; ++p)
+        acc = scangen::scalar_v1::add(acc, scangen::scalar_v1::mul(a[i * k + p], b[p * n + j]));
+      out[e] = acc;
+    }
+    ctx.barrier();
+    return;
+  }
+  T* const a_tile = (T*)SCANGEN_CUDA_MATMUL_SCRATCH();
+  T* const b_tile = a_tile + kTile * kTile;
+  T* const sums = b_tile + kTile * kTile;  // the output tile's running sums
+  const long long tiles_n = (n + kTile - 1) / kTile;
+  const long long tiles = (m + kTile - 1) / kTile * tiles_n;
+  // Tiles go to blocks, so the loops below are uniform within a block (its __syncthreads()).
+  #pragma unroll 1
+  for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const long long i0 = tile / tiles_n * kTile, j0 = tile % tiles_n * kTile;
+    // A thread keeps the same elements of the tile throughout: the sums need no barrier.
+    #pragma unroll 1
+    for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) sums[e] = T(0);
+    #pragma unroll 1
+    for (long long p0 = 0; p0 < k; p0 += kTile) {
+      #pragma unroll 1
+      for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
+        const int r = e / kTile, c = e % kTile;
+        a_tile[e] = i0 + r < m && p0 + c < k ? a[(i0 + r) * k + p0 + c] : T(0);
+        b_tile[e] = p0 + r < k && j0 + c < n ? b[(p0 + r) * n + j0 + c] : T(0);
+      }
+      __syncthreads();
+      const int depth = k - p0 < kTile ? int(k - p0) : kTile;  // no padding enters a sum
+      #pragma unroll 1
+      for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
+        const int r = e / kTile, c = e % kTile;
+        T acc = sums[e];
+        for (int q = 0; q < depth; ++q)
+          acc = scangen::scalar_v1::add(acc, scangen::scalar_v1::mul(a_tile[r * kTile + q], b_tile[q * kTile + c]));
+        sums[e] = acc;
+      }
+      __syncthreads();  // before the next tiles overwrite these
+    }
+    #pragma unroll 1
+    for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
+      const int r = e / kTile, c = e % kTile;
+      if (i0 + r < m && j0 + c < n) out[(i0 + r) * n + j0 + c] = sums[e];
+    }
   }
   ctx.barrier();
 }

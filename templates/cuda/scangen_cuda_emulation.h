@@ -54,6 +54,9 @@ class scangen_emulation_barrier {
 
 static thread_local scangen_emulation_dim3 threadIdx, blockIdx, blockDim, gridDim;
 static thread_local scangen_emulation_barrier* scangen_emulation_block_barrier = nullptr;
+// The block's shared memory for matmul's tiles (a __shared__ array on the device).
+static thread_local double* scangen_emulation_matmul_scratch = nullptr;
+#define SCANGEN_CUDA_MATMUL_SCRATCH() scangen_emulation_matmul_scratch
 
 inline void __syncthreads() { scangen_emulation_block_barrier->arrive_and_wait(); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -88,15 +91,17 @@ extern "C" __attribute__((visibility("default"))) void scangen_emulation_launch(
     struct scangen_cuda_tensor* tensors) {
   std::vector<std::unique_ptr<scangen_emulation_barrier>> barriers;
   for (unsigned b = 0; b < grid; ++b) barriers.push_back(std::make_unique<scangen_emulation_barrier>(block));
+  std::vector<std::vector<double>> scratch(grid, std::vector<double>(3 * 16 * 16));
   std::vector<std::thread> threads;
   for (unsigned b = 0; b < grid; ++b)
     for (unsigned t = 0; t < block; ++t)
-      threads.emplace_back([=, &barriers] {
+      threads.emplace_back([=, &barriers, &scratch] {
         threadIdx.x = t;
         blockIdx.x = b;
         blockDim.x = block;
         gridDim.x = grid;
         scangen_emulation_block_barrier = barriers[b].get();
+        scangen_emulation_matmul_scratch = scratch[b].data();
         kernel(launch, tensors);
         // A thread that returned early still counts at its block's barriers.
         scangen_emulation_block_barrier->drop();
