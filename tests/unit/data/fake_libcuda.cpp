@@ -8,6 +8,11 @@
 // (PTX, refused when XY is above the device's) or starting with an ELF header (CUBIN); its
 // kernels are the names in the image among vector_add (float* a, float* b, float* c, int n:
 // run on the host) and fault (reports CUDA_ERROR_ILLEGAL_ADDRESS at the next synchronization).
+// Kernels of scangen's CUDA backend (scangen_kernel_<n>, where the image defines them) run through
+// $FAKE_CUDA_KERNELS: a module built from the same program's emulated kernels
+// (scangen_cuda_emulation.h), launched with the launch's grid and block.
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -207,7 +212,16 @@ CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned int num_o
     return kInvalidImage;
   }
   if (!cubin && std::atoi(contents.c_str() + target + 11) > kArch) return kNoBinaryForGpu;
-  if (cubin) contents = std::string(text, 4) + "vector_add fault";  // a CUBIN has every kernel
+  if (cubin) {
+    // The whole ELF file (its section headers come last), for the kernel names in its string
+    // tables; and a CUBIN has vector_add and fault.
+    std::uint64_t section_headers = 0;
+    std::uint16_t entry_size = 0, count = 0;
+    std::memcpy(&section_headers, text + 0x28, 8);
+    std::memcpy(&entry_size, text + 0x3A, 2);
+    std::memcpy(&count, text + 0x3C, 2);
+    contents = std::string(text, section_headers + std::uint64_t(entry_size) * count) + " vector_add fault";
+  }
   std::lock_guard<std::mutex> lock(mutex);
   Module* created = new Module{contents};
   modules.insert(created);
@@ -228,7 +242,10 @@ CUresult cuModuleGetFunction(void** function, void* module, const char* name) {
   Module* m = static_cast<Module*>(module);
   if (!modules.count(m)) return kInvalidHandle;
   std::string wanted = name;
-  if ((wanted != "vector_add" && wanted != "fault") || m->image.find(wanted) == std::string::npos)
+  const bool scangen_kernel = wanted.compare(0, 15, "scangen_kernel_") == 0;
+  if (scangen_kernel ? m->image.find(wanted + std::string(1, '\0')) == std::string::npos &&
+                           m->image.find(".entry " + wanted + "(") == std::string::npos
+                     : (wanted != "vector_add" && wanted != "fault") || m->image.find(wanted) == std::string::npos)
     return kNotFound;
   Function* created = new Function{wanted};  // leaked, as a driver's functions live with the module
   functions.insert(created);
@@ -285,7 +302,24 @@ CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value, std::size_t
 }
 
 namespace {
-CUresult run(void* function, unsigned threads, void** params) {
+// A scangen kernel, run by the emulated module $FAKE_CUDA_KERNELS names.
+CUresult run_emulated(const std::string& name, unsigned grid, unsigned block, void** params) {
+  using Kernel = void (*)(void*, void*);
+  using Launcher = void (*)(Kernel, unsigned, unsigned, void*, void*);
+  const char* path = std::getenv("FAKE_CUDA_KERNELS");
+  void* handle = path ? ::dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  if (!handle) return kNotFound;
+  auto launcher = reinterpret_cast<Launcher>(::dlsym(handle, "scangen_emulation_launch"));
+  auto kernel = reinterpret_cast<Kernel>(::dlsym(handle, name.c_str()));
+  if (launcher && kernel)
+    launcher(kernel, grid, block, host(*static_cast<CUdeviceptr*>(params[0])),
+             host(*static_cast<CUdeviceptr*>(params[1])));
+  ::dlclose(handle);
+  return launcher && kernel ? kSuccess : kNotFound;
+}
+
+CUresult run(void* function, unsigned grid, unsigned block, void** params) {
+  const unsigned threads = grid * block;
   Function* f = static_cast<Function*>(function);
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -297,6 +331,7 @@ CUresult run(void* function, unsigned threads, void** params) {
     }
   }
   if (!params) return kInvalidValue;
+  if (f->name != "vector_add") return run_emulated(f->name, grid, block, params);
   auto pointer = [&](int i) { return static_cast<float*>(host(*static_cast<CUdeviceptr*>(params[i]))); };
   const float* a = pointer(0);
   const float* b = pointer(1);
@@ -310,7 +345,7 @@ CUresult run(void* function, unsigned threads, void** params) {
 CUresult cuLaunchKernel(void* function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
                         unsigned block_y, unsigned block_z, unsigned, void*, void** params, void** extra) {
   if (extra) return kInvalidValue;
-  return run(function, grid_x * grid_y * grid_z * block_x * block_y * block_z, params);
+  return run(function, grid_x * grid_y * grid_z, block_x * block_y * block_z, params);
 }
 
 CUresult cuLaunchCooperativeKernel(void* function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
@@ -318,7 +353,7 @@ CUresult cuLaunchCooperativeKernel(void* function, unsigned grid_x, unsigned gri
                                    void** params) {
   if (grid_x * grid_y * grid_z > unsigned(kMultiprocessors * kBlocksPerMultiprocessor))
     return kCooperativeTooLarge;
-  return run(function, grid_x * grid_y * grid_z * block_x * block_y * block_z, params);
+  return run(function, grid_x * grid_y * grid_z, block_x * block_y * block_z, params);
 }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void*, int block_size, std::size_t) {
