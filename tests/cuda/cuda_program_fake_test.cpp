@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/nvrtc_found.h"
 #include "../unit/scoped_env.h"
 #include "../unit/temp_dir.h"
 #include "codegen/backend.h"
@@ -27,14 +28,7 @@ using scangen::testing::ScopedEnv;
 
 namespace {
 
-// Skips the test, with the reason in the log, where no NVRTC can be loaded.
-boost::test_tools::assertion_result nvrtc_found(utf::test_unit_id) {
-  std::string why;
-  if (nvrtc_available(&why)) return true;
-  boost::test_tools::assertion_result result(false);
-  result.message() << "no NVRTC here: " << why;
-  return result;
-}
+using scangen::testing::nvrtc_found;
 
 // A rank-`rank` argument from JSON, as `scangen run` reads it.
 HostTensor tensor(const std::string& json, DType dtype, int rank) { return parse_argument(json, dtype, rank, "test"); }

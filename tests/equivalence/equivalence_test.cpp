@@ -132,9 +132,12 @@ std::string message_of(const Outcome& o) {
   return second == std::string::npos ? o.error : o.error.substr(second + 2);
 }
 
-// "" when both outcomes are the same (bit for bit; a user error's message, wherever reported),
-// else what differs.
-std::string difference(const Outcome& a, const Outcome& b) {
+// How far floats may be apart: none (bit for bit), or CUDA's libm against the host's.
+enum class Floats { Exact, WithinUlps };
+
+// "" when both outcomes are the same (bit for bit, or floats within 1e-6 + 1e-5 |a| for
+// Floats::WithinUlps; a user error's message, wherever reported), else what differs.
+std::string difference(const Outcome& a, const Outcome& b, Floats floats = Floats::Exact) {
   if (a.kind != b.kind || message_of(a) != message_of(b)) return "outcomes differ";
   if (a.results.size() != b.results.size()) return "numbers of results differ";
   for (size_t r = 0; r < a.results.size(); ++r) {
@@ -142,15 +145,20 @@ std::string difference(const Outcome& a, const Outcome& b) {
     const HostTensor& y = b.results[r];
     if (x.dtype() != y.dtype()) return "result " + std::to_string(r) + ": dtypes differ";
     if (x.shape() != y.shape()) return "result " + std::to_string(r) + ": shapes differ";
-    size_t size = dtype_size(x.dtype());
-    for (int64_t i = 0; i < x.numel(); ++i)
-      if (std::memcmp(static_cast<const char*>(x.raw_data()) + i * int64_t(size),
-                      static_cast<const char*>(y.raw_data()) + i * int64_t(size), size) != 0) {
+    const size_t size = dtype_size(x.dtype());
+    const bool close_enough = floats == Floats::WithinUlps && (x.dtype() == DType::F32 || x.dtype() == DType::F64);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const double u = x.get_as_double(i), v = y.get_as_double(i);
+      const bool same = close_enough ? (std::isnan(u) && std::isnan(v)) || u == v || std::fabs(u - v) <= 1e-6 + 1e-5 * std::fabs(u)
+                                     : std::memcmp(static_cast<const char*>(x.raw_data()) + i * int64_t(size),
+                                                   static_cast<const char*>(y.raw_data()) + i * int64_t(size), size) == 0;
+      if (!same) {
         std::ostringstream os;
         os.precision(17);
-        os << "result " << r << " element " << i << ": " << x.get_as_double(i) << " vs " << y.get_as_double(i);
+        os << "result " << r << " element " << i << ": " << u << " vs " << v;
         return os.str();
       }
+    }
   }
   return "";
 }
@@ -479,30 +487,6 @@ BOOST_AUTO_TEST_CASE(random_programs) {
 
 namespace {
 
-// "" when `gpu` agrees with `interp` within the tolerance above, else what differs.
-std::string difference_within_ulps(const Outcome& interp, const Outcome& gpu) {
-  if (interp.kind != gpu.kind || message_of(interp) != message_of(gpu)) return "outcomes differ";
-  if (interp.results.size() != gpu.results.size()) return "numbers of results differ";
-  for (size_t r = 0; r < interp.results.size(); ++r) {
-    const HostTensor& x = interp.results[r];
-    const HostTensor& y = gpu.results[r];
-    if (x.dtype() != y.dtype() || x.shape() != y.shape()) return "result " + std::to_string(r) + ": types differ";
-    const bool real = x.dtype() == DType::F32 || x.dtype() == DType::F64;
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const double a = x.get_as_double(i), b = y.get_as_double(i);
-      const bool same = real ? (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= 1e-6 + 1e-5 * std::fabs(a)
-                             : a == b;
-      if (!same) {
-        std::ostringstream os;
-        os.precision(17);
-        os << "result " << r << " element " << i << ": " << a << " vs " << b;
-        return os.str();
-      }
-    }
-  }
-  return "";
-}
-
 void check_cuda_column(bool on_gpu) {
   const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_CUDA_PROGRAMS", 1000));
   const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
@@ -619,7 +603,7 @@ void check_cuda_column(bool on_gpu) {
                              }),
                              c.line_offset);
       ++runs;
-      std::string diff = on_gpu ? difference_within_ulps(c.interp[1], out) : difference(c.interp[1], out);
+      std::string diff = difference(c.interp[1], out, on_gpu ? Floats::WithinUlps : Floats::Exact);
       if (!diff.empty())
         fail(report(c, "interpreter vs " + column + " at -O2", "interp -O2", c.interp[1], column + " -O2", out, diff));
       else if (out.kind == Outcome::Internal)

@@ -24,6 +24,7 @@
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/process.h"
 #include "child_processes.h"
+#include "nvrtc_found.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
 
@@ -43,14 +44,7 @@ struct TempDir : scangen::testing::TempDir {
   TempDir() : scangen::testing::TempDir("scangen-cuda-test") {}
 };
 
-// Skips a test, with the reason in the log, where no NVRTC can be loaded.
-boost::test_tools::assertion_result nvrtc_found(utf::test_unit_id) {
-  std::string why;
-  if (nvrtc_available(&why)) return true;
-  boost::test_tools::assertion_result result(false);
-  result.message() << "no NVRTC here: " << why;
-  return result;
-}
+using scangen::testing::nvrtc_found;
 
 const std::string kVectorAdd = R"(
 extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
