@@ -595,7 +595,7 @@ namespace sg = scangen::scalar_v1;
 namespace sgc = scangen_cuda_v1;
 
 // fn power(A: f32[n], k: i32) -> f32[n]
-// Strategy: independent lanes for 1 time loop(s); whole function in one kernel.
+// Strategy: whole function in one kernel; independent lanes for 1 time loop(s).
 __device__ void power_impl(sgc::Context& ctx, const float* A, int64_t A_d0, int32_t k) {
   sgc::Storage<float> acc_storage;
   const int64_t k_value = sg::cast<int64_t>(k);

@@ -8,90 +8,17 @@
 #include <vector>
 
 #include "codegen/loop_ir.h"
+#include "lir_builders.h"
 #include "scangen/runtime/errors.h"
 
 using namespace scangen;
 using namespace scangen::lir;
+using namespace scangen::lir::testing;
 
 namespace {
 
 bool is_imm_bool(const ExprRef& e, bool v) {
   return e->kind == ExprKind::Imm && e->type == DType::Bool && (e->imm.i != 0) == v;
-}
-
-std::shared_ptr<Stmt> stmt(StmtKind k) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = k;
-  return s;
-}
-
-StmtRef let(const std::string& name, ExprRef value) {
-  auto s = stmt(StmtKind::Let);
-  s->var = name;
-  s->vtype = VarType::scalar(value->type);
-  s->value = std::move(value);
-  return s;
-}
-
-StmtRef decl(const std::string& name, ExprRef value) {
-  auto s = stmt(StmtKind::Decl);
-  s->var = name;
-  s->vtype = VarType::scalar(value->type);
-  s->value = std::move(value);
-  return s;
-}
-
-StmtRef loop(const std::string& var, ExprRef begin, ExprRef end, std::vector<StmtRef> body) {
-  auto s = stmt(StmtKind::For);
-  s->var = var;
-  s->begin = std::move(begin);
-  s->end = std::move(end);
-  s->body = std::move(body);
-  return s;
-}
-
-StmtRef store(const std::string& ptr, ExprRef index, ExprRef value) {
-  auto s = stmt(StmtKind::Store);
-  s->var = ptr;
-  s->index = std::move(index);
-  s->value = std::move(value);
-  return s;
-}
-
-StmtRef alloc(const std::string& var, const std::string& storage, ExprRef count) {
-  auto s = stmt(StmtKind::Alloc);
-  s->var = var;
-  s->vtype = VarType::pointer(DType::F32);
-  s->storage = storage;
-  s->value = std::move(count);
-  return s;
-}
-
-// A compact outline of a statement list: "let a; for i { let b; store p }".
-std::string outline(const std::vector<StmtRef>& body) {
-  std::string s;
-  for (const StmtRef& st : body) {
-    if (!s.empty()) s += "; ";
-    switch (st->kind) {
-      case StmtKind::Let: s += "let " + st->var; break;
-      case StmtKind::Decl: s += "decl " + st->var; break;
-      case StmtKind::Assign: s += "assign " + st->var; break;
-      case StmtKind::Store: s += "store " + st->var; break;
-      case StmtKind::Alloc: s += "alloc " + st->var; break;
-      case StmtKind::For: s += "for " + st->var + " { " + outline(st->body) + " }"; break;
-      case StmtKind::Block: s += "{ " + outline(st->body) + " }"; break;
-      default: s += "other"; break;
-    }
-  }
-  return s;
-}
-
-Function function(std::vector<StmtRef> body) {
-  Function f;
-  f.name = "f";
-  f.symbol = "f_impl";
-  f.body = block(std::move(body));
-  return f;
 }
 
 // The constant value of an expression that must have folded to an integer.

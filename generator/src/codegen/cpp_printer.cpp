@@ -238,7 +238,7 @@ std::string CppPrinter::binary(const lir::Expr& e) {
     case ir::BinaryOp::Add: return plain || is_float(t) ? op("+") : call("add");
     case ir::BinaryOp::Sub: return plain || is_float(t) ? op("-") : call("sub");
     case ir::BinaryOp::Mul: return plain || is_float(t) ? op("*") : call("mul");
-    case ir::BinaryOp::Div: return is_float(t) ? op("/") : call("div");
+    case ir::BinaryOp::Div: return plain || is_float(t) ? op("/") : call("div");
     case ir::BinaryOp::Mod: return plain ? call("mod<int64_t>") : call("mod");
     case ir::BinaryOp::Pow: return call("pow");
     case ir::BinaryOp::Min: return plain ? call("min<int64_t>") : call("min");

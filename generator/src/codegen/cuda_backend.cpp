@@ -3,6 +3,8 @@
 // one launch however many steps it takes (docs/cuda.md):
 //  - uniform code (everything outside element loops) runs in every thread alike;
 //  - element loops are spread over all threads of the launch, a barrier after each;
+//  - nests of serial loops around element loops whose elements own their addresses become one
+//    element loop (element_nests.h), so that all threads take whole elements of a tensor;
 //  - time loops whose steps are independent lanes are turned inside out first (lanes.h), so each
 //    thread runs the whole time loop of its lanes with no barrier per step;
 //  - buffers come from an arena the host provides (templates/cuda/scangen_cuda_device.h).
@@ -18,6 +20,7 @@
 
 #include "codegen/backend.h"
 #include "codegen/cpp_printer.h"
+#include "codegen/element_nests.h"
 #include "codegen/lanes.h"
 #include "support/check.h"
 
@@ -294,6 +297,12 @@ const ApiTypes kCudaTypes = {
 
 std::string kernel_name(size_t f) { return "scangen_kernel_" + std::to_string(f); }
 
+// What the CUDA-only rewrites of the loop IR did to one function.
+struct Strategy {
+  int flattened = 0;  // element nests made one element loop (element_nests.h)
+  int lanes = 0;      // time loops turned into independent lanes (lanes.h)
+};
+
 // The JIT compiles one function at a time (-DSCANGEN_KERNEL=<index>, from the manifest): NVRTC's
 // time grows with the code, and a call needs one kernel. Without the macro, all of them.
 std::string select_kernel(size_t f) {
@@ -307,15 +316,19 @@ class CudaBackend : public Backend {
   std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& lowered,
                                 const EmitOptions& options) const override {
     lir::Module module = lowered;
-    std::vector<int> lanes;
+    std::vector<Strategy> strategies;
     for (lir::Function& f : module.functions) {
-      // The rewrite replaces statements of the body: copy the tree it changes.
-      f.body = std::make_shared<Stmt>(*f.body);
-      lanes.push_back(interchange_lanes(f));
+      // The rewrites replace statements of the body, which other backends print as they are.
+      f.body = lir::clone(*f.body);
+      Strategy s;
+      s.flattened = flatten_element_nests(f);
+      s.lanes = interchange_lanes(f);
+      lir::remove_unused(f);
+      strategies.push_back(s);
     }
     std::vector<std::vector<WidthTerm>> widths;
     for (const lir::Function& f : module.functions) widths.push_back(WidthAnalysis(f).terms);
-    std::string kernels = print_kernels(program, module, lanes, options.single_translation_unit);
+    std::string kernels = print_kernels(program, module, strategies, options.single_translation_unit);
     if (options.single_translation_unit && options.cuda_emulation)
       return {{options.stem + ".emulated.cpp", generated_banner(program) + std::string(embedded::file("common/scangen_abi.h")) +
                                                    "\n" + std::string(embedded::file("cuda/scangen_cuda_emulation.h")) +
@@ -334,7 +347,7 @@ class CudaBackend : public Backend {
   // `jit`: kernels with C names for the runtime to look up; else local to the translation unit, so
   // that several generated .cu files link into one program.
   static std::string print_kernels(const ir::Program& program, const lir::Module& module,
-                                   const std::vector<int>& lanes, bool jit) {
+                                   const std::vector<Strategy>& strategies, bool jit) {
     std::ostringstream os;
     os << "// The kernels: one per function, each running the whole function (docs/cuda.md).\n";
     os << embedded::file("cuda/scangen_cuda_abi.h") << "\n";
@@ -347,8 +360,10 @@ class CudaBackend : public Backend {
       const lir::Function& lf = module.functions[f];
       if (jit) os << select_kernel(f);
       os << "// fn " << fn.name << fn.signature() << "\n";
-      if (lanes[f] > 0) os << "// Strategy: independent lanes for " << lanes[f] << " time loop(s); whole function in one kernel.\n";
-      else os << "// Strategy: whole function in one kernel.\n";
+      os << "// Strategy: whole function in one kernel";
+      if (strategies[f].lanes > 0) os << "; independent lanes for " << strategies[f].lanes << " time loop(s)";
+      if (strategies[f].flattened > 0) os << "; " << strategies[f].flattened << " element nest(s) flattened";
+      os << ".\n";
       os << "__device__ void " << lf.symbol << "(sgc::Context& ctx";
       for (const std::string& p : impl_parameters(lf)) os << ", " << p;
       os << ") {\n";

@@ -3,29 +3,19 @@
 #include <map>
 #include <set>
 
+#include "codegen/index_poly.h"
+
 namespace scangen::codegen {
 namespace {
 
-using lir::Expr;
-using lir::ExprKind;
 using lir::ExprRef;
 using lir::Stmt;
 using lir::StmtKind;
 using lir::StmtRef;
 
-// `offset` is a whole number of lane rows: 0, or a product with `lanes` as a factor.
-bool whole_rows(const ExprRef& offset, const ExprRef& lanes) {
-  if (!offset) return true;
-  if (auto c = lir::const_int(offset); c && *c == 0) return true;
-  if (lir::same_expr(offset, lanes)) return true;
-  if (offset->kind == ExprKind::Binary && offset->bop == ir::BinaryOp::Mul)
-    return whole_rows(offset->a, lanes) || whole_rows(offset->b, lanes);
-  return false;
-}
-
 class Interchange {
  public:
-  explicit Interchange(lir::Function& f) : pointers_(lir::pointer_lets(*f.body)) {}
+  explicit Interchange(lir::Function& f) : pointers_(lir::pointer_lets(*f.body)), polys_(*f.body) {}
 
   int run(std::vector<StmtRef>& body) {
     int n = 0;
@@ -46,11 +36,11 @@ class Interchange {
 
  private:
   std::string root_of(const std::string& p) const { return lir::pointer_root(pointers_, p); }
-  // Every pointer from `p` to its root has whole-row offsets.
+  // `p` points a whole number of lane rows into its buffer (a row of a state, or its start).
   bool rows_of_lanes(const std::string& p, const ExprRef& lanes) const {
-    for (auto it = pointers_.find(p); it != pointers_.end(); it = pointers_.find(it->second->value->name))
-      if (!whole_rows(it->second->index, lanes)) return false;
-    return true;
+    auto offset = polys_.address(p, lir::i64(0));
+    auto row = polys_.of(lanes);
+    return offset && row && poly_divisible(*offset, *row);
   }
 
   StmtRef try_interchange(const Stmt& time) {
@@ -129,6 +119,7 @@ class Interchange {
   }
 
   std::map<std::string, const Stmt*> pointers_;
+  IndexPolys polys_;
 };
 
 }  // namespace

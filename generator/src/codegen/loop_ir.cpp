@@ -127,6 +127,13 @@ ExprRef mul(ExprRef a, ExprRef b) {
   return index_op(BinaryOp::Mul, std::move(a), std::move(b));
 }
 
+ExprRef quotient(ExprRef a, ExprRef b) {
+  auto ca = const_int(a), cb = const_int(b);
+  if (ca && cb && *cb > 0 && *ca >= 0) return i64(*ca / *cb);
+  if (cb && *cb == 1) return a;
+  return index_op(BinaryOp::Div, std::move(a), std::move(b));
+}
+
 ExprRef lt(ExprRef a, ExprRef b) {
   auto ca = const_int(a), cb = const_int(b);
   if (ca && cb) return imm(ir::Scalar::of_bool(*ca < *cb));
@@ -230,6 +237,13 @@ StmtRef block(std::vector<StmtRef> body) {
   s->kind = StmtKind::Block;
   s->body = std::move(body);
   return s;
+}
+
+StmtRef clone(const Stmt& s) {
+  auto copy = std::make_shared<Stmt>(s);
+  for (StmtRef& c : copy->body) c = clone(*c);
+  for (StmtRef& c : copy->else_body) c = clone(*c);
+  return copy;
 }
 
 // ---- analyses and passes

@@ -66,6 +66,8 @@ ExprRef cast(DType to, ExprRef a);
 ExprRef add(ExprRef a, ExprRef b);
 ExprRef sub(ExprRef a, ExprRef b);
 ExprRef mul(ExprRef a, ExprRef b);
+// a / b of non-negative indices (folds constants, x / 1 is x).
+ExprRef quotient(ExprRef a, ExprRef b);
 ExprRef lt(ExprRef a, ExprRef b);
 ExprRef ge(ExprRef a, ExprRef b);
 ExprRef eq(ExprRef a, ExprRef b);
@@ -134,6 +136,8 @@ struct Stmt {
 };
 
 StmtRef block(std::vector<StmtRef> body = {});
+// A copy of a statement tree that shares no statement with it (expressions are immutable).
+StmtRef clone(const Stmt& s);
 
 // A buffer owned by the function: storage that keeps its capacity across uses.
 struct StorageDecl {
