@@ -33,6 +33,7 @@ class DriverOps {
  public:
   DriverOps(std::shared_ptr<CudaDevice> device, CudaFunction function)
       : device_(std::move(device)), function_(std::move(function)) {}
+  static constexpr unsigned kBlockLimit = 256;
 
   unsigned long long allocate(size_t bytes) {
     CudaBuffer b = device_->allocate(bytes);
@@ -59,6 +60,7 @@ class DriverOps {
     config.grid.x = shape.grid;
     config.block.x = shape.block;
     config.cooperative = shape.cooperative;
+    config.shared_bytes = shape.shared_bytes;
     function_(config, record, tensors);
     device_->synchronize();
   }
@@ -219,7 +221,7 @@ std::vector<HostTensor> call_kernel(Ops& ops, const CudaFunctionInfo& fn, const 
     shapes.push_back(arg.shape());
   }
   scangen_cuda_launch_v1::Outcome out = scangen_cuda_launch_v1::run(
-      ops, structs, int(fn.result_dtypes.size()), cuda_parallel_width(fn, shapes), arena_hint);
+      ops, structs, int(fn.result_dtypes.size()), cuda_parallel_width(fn, shapes), arena_hint, Ops::kBlockLimit);
   launches = out.launches;
   if (!out.ok) throw RuntimeError(out.message, out.line, out.column);
   struct Arena {
@@ -254,6 +256,12 @@ const CudaBinary& CudaProgram::load(std::string_view name) {
   return loaded(index).binary;
 }
 
+unsigned long long CudaProgram::arena_bytes(std::string_view name) const {
+  size_t index = 0;
+  find_function(functions_, name, index);
+  return arena_hints_[index];
+}
+
 std::vector<HostTensor> CudaProgram::call(std::string_view name, const std::vector<HostTensor>& args) {
   size_t index = 0;
   const CudaFunctionInfo& fn = find_function(functions_, name, index);
@@ -266,7 +274,8 @@ std::vector<HostTensor> CudaProgram::call(std::string_view name, const std::vect
 namespace {
 
 using EmulatedKernel = void (*)(scangen_cuda_launch*, scangen_cuda_tensor*);
-using EmulationLauncher = void (*)(EmulatedKernel, unsigned, unsigned, scangen_cuda_launch*, scangen_cuda_tensor*);
+using EmulationLauncher = void (*)(EmulatedKernel, unsigned grid, unsigned block, unsigned shared_bytes,
+                                   scangen_cuda_launch*, scangen_cuda_tensor*);
 
 class EmulationOps {
  public:
@@ -297,14 +306,15 @@ class EmulationOps {
     std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
   }
   unsigned max_blocks(unsigned) { return kEmulatedGrid; }
-  void launch(const scangen_cuda_launch_v1::LaunchShape&, unsigned long long record, unsigned long long tensors) {
-    // A small fixed grid, whatever the width: two blocks exercise the grid barrier, and an odd
-    // block size the loops' striding.
-    launcher_(kernel_, kEmulatedGrid, kEmulatedBlock, reinterpret_cast<scangen_cuda_launch*>(record),
+  void launch(const scangen_cuda_launch_v1::LaunchShape& shape, unsigned long long record, unsigned long long tensors) {
+    launcher_(kernel_, shape.grid, shape.block, shape.shared_bytes, reinterpret_cast<scangen_cuda_launch*>(record),
               reinterpret_cast<scangen_cuda_tensor*>(tensors));
   }
+  // A small grid: blocks of 3 threads (an odd size exercises the loops' striding), and 2 blocks
+  // once the width exceeds one (the grid barrier); a width of at most 3 runs in one block, with
+  // buffers in its shared memory.
   static constexpr unsigned kEmulatedGrid = 2;
-  static constexpr unsigned kEmulatedBlock = 3;
+  static constexpr unsigned kBlockLimit = 3;
 
  private:
   EmulationLauncher launcher_;

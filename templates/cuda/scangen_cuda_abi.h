@@ -13,7 +13,7 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 2
+#define SCANGEN_CUDA_ABI_VERSION 3
 #define SCANGEN_CUDA_MAX_RANK 8
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
@@ -53,7 +53,9 @@ typedef struct scangen_cuda_launch {
   unsigned int error_lock;
   int error_line;
   int error_column;
-  int reserved;
+  /* Bytes of dynamic shared memory each block has (the launch's sharedMemBytes); the kernel keeps
+   * buffers there when the launch is one block (scangen_cuda_device.h, Storage). */
+  unsigned int shared_capacity;
   unsigned long long error_key;
   long long error_numbers[SCANGEN_CUDA_ERROR_NUMBERS];
   char error_message[SCANGEN_CUDA_ERROR_CAPACITY];

@@ -18,6 +18,18 @@
 
 namespace scangen_cuda_v1 {
 
+// The block's dynamic shared memory (launch->shared_capacity bytes). The emulation gives each
+// emulated block its own buffer instead.
+#ifndef SCANGEN_CUDA_SHARED_POOL
+#define SCANGEN_CUDA_SHARED_POOL() ::scangen_cuda_v1::detail::shared_pool()
+namespace detail {
+__device__ inline unsigned char* shared_pool() {
+  extern __shared__ double scangen_shared_pool[];  // double: 8-byte aligned for every element type
+  return (unsigned char*)scangen_shared_pool;
+}
+}  // namespace detail
+#endif
+
 namespace detail {
 // The bytes of a value, without memcpy (NVRTC has no <cstring>).
 __device__ inline void copy_bytes(void* to, const void* from, unsigned count) {
@@ -152,6 +164,19 @@ class Context {
     used_ = start + bytes;
     return (void*)(launch_->arena + start);
   }
+  // `bytes` of the block's shared memory when the launch is one block and they fit, else of the
+  // arena. Uniform like take(): every thread takes the same buffers from the same pool.
+  __device__ void* take_block_shared(unsigned long long bytes) {
+    if (gridDim.x == 1) {
+      const unsigned long long capacity = launch_->shared_capacity;
+      unsigned long long start = (shared_used_ + 15) / 16 * 16;
+      if (bytes <= capacity && start <= capacity - bytes) {
+        shared_used_ = start + bytes;
+        return (void*)(SCANGEN_CUDA_SHARED_POOL() + start);
+      }
+    }
+    return take(bytes);
+  }
   // A valid address for a buffer of no elements.
   __device__ void* empty() const { return (void*)launch_->arena; }
 
@@ -184,6 +209,7 @@ class Context {
   long long rank_;
   long long width_;
   unsigned long long used_ = 0;
+  unsigned long long shared_used_ = 0;
 };
 
 // Arguments, as the kernel receives them.
@@ -198,15 +224,23 @@ __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   return value;
 }
 
+// Where a Storage takes its buffers: the arena, or the block's shared memory while the launch is
+// one block and they fit (for buffers a step reads back and no result owns; else the arena).
+enum class Place { Arena, BlockShared };
+
 // A buffer that keeps its capacity (as the CPU backend's Storage): ensure() carves a new one only
 // when asked for more than it holds. Calls are uniform; null means the arena is full.
 template <class T>
 class Storage {
  public:
+  Storage() = default;
+  __device__ explicit Storage(Place place) : place_(place) {}
+
   __device__ T* ensure(Context& ctx, long long count) {
     if (count > capacity_) {
       if ((unsigned long long)count > ~0ull / sizeof(T)) return nullptr;
-      T* p = (T*)ctx.take((unsigned long long)count * sizeof(T));
+      const unsigned long long bytes = (unsigned long long)count * sizeof(T);
+      T* p = (T*)(place_ == Place::BlockShared ? ctx.take_block_shared(bytes) : ctx.take(bytes));
       if (!p) return nullptr;
       data_ = p;
       capacity_ = count;
@@ -225,6 +259,7 @@ class Storage {
   }
 
  private:
+  Place place_ = Place::Arena;
   T* data_ = nullptr;
   long long capacity_ = 0;
 };

@@ -57,6 +57,9 @@ static thread_local scangen_emulation_barrier* scangen_emulation_block_barrier =
 // The block's shared memory for matmul's tiles (a __shared__ array on the device).
 static thread_local double* scangen_emulation_matmul_scratch = nullptr;
 #define SCANGEN_CUDA_MATMUL_SCRATCH() scangen_emulation_matmul_scratch
+// The block's dynamic shared memory (extern __shared__ on the device).
+static thread_local unsigned char* scangen_emulation_shared_pool = nullptr;
+#define SCANGEN_CUDA_SHARED_POOL() scangen_emulation_shared_pool
 
 inline void __syncthreads() { scangen_emulation_block_barrier->arrive_and_wait(); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -85,23 +88,26 @@ inline unsigned int scangen_emulation_load(const void* p) {
 
 typedef void (*scangen_emulation_kernel)(struct scangen_cuda_launch*, struct scangen_cuda_tensor*);
 
-// Runs `kernel` with grid x block threads to completion.
+// Runs `kernel` with grid x block threads, and `shared_bytes` of dynamic shared memory per block,
+// to completion.
 extern "C" __attribute__((visibility("default"))) void scangen_emulation_launch(
-    scangen_emulation_kernel kernel, unsigned grid, unsigned block, struct scangen_cuda_launch* launch,
-    struct scangen_cuda_tensor* tensors) {
+    scangen_emulation_kernel kernel, unsigned grid, unsigned block, unsigned shared_bytes,
+    struct scangen_cuda_launch* launch, struct scangen_cuda_tensor* tensors) {
   std::vector<std::unique_ptr<scangen_emulation_barrier>> barriers;
   for (unsigned b = 0; b < grid; ++b) barriers.push_back(std::make_unique<scangen_emulation_barrier>(block));
   std::vector<std::vector<double>> scratch(grid, std::vector<double>(3 * 16 * 16));
+  std::vector<std::vector<double>> pools(grid, std::vector<double>(shared_bytes / sizeof(double) + 1));
   std::vector<std::thread> threads;
   for (unsigned b = 0; b < grid; ++b)
     for (unsigned t = 0; t < block; ++t)
-      threads.emplace_back([=, &barriers, &scratch] {
+      threads.emplace_back([=, &barriers, &scratch, &pools] {
         threadIdx.x = t;
         blockIdx.x = b;
         blockDim.x = block;
         gridDim.x = grid;
         scangen_emulation_block_barrier = barriers[b].get();
         scangen_emulation_matmul_scratch = scratch[b].data();
+        scangen_emulation_shared_pool = reinterpret_cast<unsigned char*>(pools[b].data());
         kernel(launch, tensors);
         // A thread that returned early still counts at its block's barriers.
         scangen_emulation_block_barrier->drop();

@@ -52,10 +52,11 @@ class RuntimeOps {
     void* tensor_records = reinterpret_cast<void*>(tensors);
     void* params[] = {&launch_record, &tensor_records};
     if (shape.cooperative)
-      check(cudaLaunchCooperativeKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, 0, stream_),
+      check(cudaLaunchCooperativeKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, shape.shared_bytes, stream_),
             "cudaLaunchCooperativeKernel");
     else
-      check(cudaLaunchKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, 0, stream_), "cudaLaunchKernel");
+      check(cudaLaunchKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, shape.shared_bytes, stream_),
+            "cudaLaunchKernel");
     check(cudaStreamSynchronize(stream_), "the scangen kernel");
   }
 

@@ -26,7 +26,14 @@ struct LaunchShape {
   unsigned grid = 1;
   unsigned block = 32;
   bool cooperative = false;  // several blocks: all resident, for the grid barrier
+  unsigned shared_bytes = 0;  // dynamic shared memory per block
 };
+
+// The dynamic shared memory of a launch of one block, where the kernel keeps the buffers a step
+// reads back (states' rows, a step's temporaries) while they fit. With the 6 KB of matmul's tiles
+// it stays under the 48 KB a kernel may use without opting in. Launches of several blocks get
+// none: a buffer in one block's shared memory is not visible to the others.
+constexpr unsigned kBlockSharedBytes = 32 * 1024;
 
 // Threads for `width` parallel elements (the largest element loop of the function, computed on
 // the host from the argument shapes): one warp at least, blocks of up to `block_limit` threads,
@@ -45,6 +52,7 @@ LaunchShape launch_shape(long long width, MaxBlocks&& max_blocks, unsigned block
   }
   s.grid = unsigned(blocks);
   s.cooperative = s.grid > 1;
+  s.shared_bytes = s.grid == 1 ? kBlockSharedBytes : 0;
   return s;
 }
 
@@ -75,10 +83,10 @@ inline std::string error_text(const scangen_cuda_launch& launch) {
 
 // Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
 // is the arena to start with, and is raised to what the function used, so the next call with the
-// same shapes launches once.
+// same shapes launches once. `block_limit`: the most threads of a block (the emulation uses few).
 template <class Ops>
 Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
-            unsigned long long& arena_hint) {
+            unsigned long long& arena_hint, unsigned block_limit = 256) {
   const size_t count = args.size() + size_t(num_results);
   const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
   const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);
@@ -94,7 +102,7 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
   };
   Memory record{ops};
   record.address = ops.allocate(record_bytes);
-  const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); });
+  const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); }, block_limit);
   unsigned long long capacity = arena_hint < 4096 ? 4096 : arena_hint;
   Outcome out;
   for (;;) {
@@ -106,6 +114,7 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
     launch->num_results = num_results;
     launch->arena = arena.address;
     launch->arena_capacity = capacity;
+    launch->shared_capacity = shape.shared_bytes;
     launch->error_key = ~0ull;
     for (size_t i = 0; i < args.size(); ++i) tensors[i] = args[i];
     ops.upload(record.address, host.data(), host.size());

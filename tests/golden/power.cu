@@ -21,7 +21,7 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 2
+#define SCANGEN_CUDA_ABI_VERSION 3
 #define SCANGEN_CUDA_MAX_RANK 8
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
@@ -61,7 +61,9 @@ typedef struct scangen_cuda_launch {
   unsigned int error_lock;
   int error_line;
   int error_column;
-  int reserved;
+  /* Bytes of dynamic shared memory each block has (the launch's sharedMemBytes); the kernel keeps
+   * buffers there when the launch is one block (scangen_cuda_device.h, Storage). */
+  unsigned int shared_capacity;
   unsigned long long error_key;
   long long error_numbers[SCANGEN_CUDA_ERROR_NUMBERS];
   char error_message[SCANGEN_CUDA_ERROR_CAPACITY];
@@ -288,6 +290,18 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 
 namespace scangen_cuda_v1 {
 
+// The block's dynamic shared memory (launch->shared_capacity bytes). The emulation gives each
+// emulated block its own buffer instead.
+#ifndef SCANGEN_CUDA_SHARED_POOL
+#define SCANGEN_CUDA_SHARED_POOL() ::scangen_cuda_v1::detail::shared_pool()
+namespace detail {
+__device__ inline unsigned char* shared_pool() {
+  extern __shared__ double scangen_shared_pool[];  // double: 8-byte aligned for every element type
+  return (unsigned char*)scangen_shared_pool;
+}
+}  // namespace detail
+#endif
+
 namespace detail {
 // The bytes of a value, without memcpy (NVRTC has no <cstring>).
 __device__ inline void copy_bytes(void* to, const void* from, unsigned count) {
@@ -422,6 +436,19 @@ class Context {
     used_ = start + bytes;
     return (void*)(launch_->arena + start);
   }
+  // `bytes` of the block's shared memory when the launch is one block and they fit, else of the
+  // arena. Uniform like take(): every thread takes the same buffers from the same pool.
+  __device__ void* take_block_shared(unsigned long long bytes) {
+    if (gridDim.x == 1) {
+      const unsigned long long capacity = launch_->shared_capacity;
+      unsigned long long start = (shared_used_ + 15) / 16 * 16;
+      if (bytes <= capacity && start <= capacity - bytes) {
+        shared_used_ = start + bytes;
+        return (void*)(SCANGEN_CUDA_SHARED_POOL() + start);
+      }
+    }
+    return take(bytes);
+  }
   // A valid address for a buffer of no elements.
   __device__ void* empty() const { return (void*)launch_->arena; }
 
@@ -454,6 +481,7 @@ class Context {
   long long rank_;
   long long width_;
   unsigned long long used_ = 0;
+  unsigned long long shared_used_ = 0;
 };
 
 // Arguments, as the kernel receives them.
@@ -468,15 +496,23 @@ __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   return value;
 }
 
+// Where a Storage takes its buffers: the arena, or the block's shared memory while the launch is
+// one block and they fit (for buffers a step reads back and no result owns; else the arena).
+enum class Place { Arena, BlockShared };
+
 // A buffer that keeps its capacity (as the CPU backend's Storage): ensure() carves a new one only
 // when asked for more than it holds. Calls are uniform; null means the arena is full.
 template <class T>
 class Storage {
  public:
+  Storage() = default;
+  __device__ explicit Storage(Place place) : place_(place) {}
+
   __device__ T* ensure(Context& ctx, long long count) {
     if (count > capacity_) {
       if ((unsigned long long)count > ~0ull / sizeof(T)) return nullptr;
-      T* p = (T*)ctx.take((unsigned long long)count * sizeof(T));
+      const unsigned long long bytes = (unsigned long long)count * sizeof(T);
+      T* p = (T*)(place_ == Place::BlockShared ? ctx.take_block_shared(bytes) : ctx.take(bytes));
       if (!p) return nullptr;
       data_ = p;
       capacity_ = count;
@@ -495,6 +531,7 @@ class Storage {
   }
 
  private:
+  Place place_ = Place::Arena;
   T* data_ = nullptr;
   long long capacity_ = 0;
 };
@@ -669,7 +706,14 @@ struct LaunchShape {
   unsigned grid = 1;
   unsigned block = 32;
   bool cooperative = false;  // several blocks: all resident, for the grid barrier
+  unsigned shared_bytes = 0;  // dynamic shared memory per block
 };
+
+// The dynamic shared memory of a launch of one block, where the kernel keeps the buffers a step
+// reads back (states' rows, a step's temporaries) while they fit. With the 6 KB of matmul's tiles
+// it stays under the 48 KB a kernel may use without opting in. Launches of several blocks get
+// none: a buffer in one block's shared memory is not visible to the others.
+constexpr unsigned kBlockSharedBytes = 32 * 1024;
 
 // Threads for `width` parallel elements (the largest element loop of the function, computed on
 // the host from the argument shapes): one warp at least, blocks of up to `block_limit` threads,
@@ -688,6 +732,7 @@ LaunchShape launch_shape(long long width, MaxBlocks&& max_blocks, unsigned block
   }
   s.grid = unsigned(blocks);
   s.cooperative = s.grid > 1;
+  s.shared_bytes = s.grid == 1 ? kBlockSharedBytes : 0;
   return s;
 }
 
@@ -718,10 +763,10 @@ inline std::string error_text(const scangen_cuda_launch& launch) {
 
 // Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
 // is the arena to start with, and is raised to what the function used, so the next call with the
-// same shapes launches once.
+// same shapes launches once. `block_limit`: the most threads of a block (the emulation uses few).
 template <class Ops>
 Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
-            unsigned long long& arena_hint) {
+            unsigned long long& arena_hint, unsigned block_limit = 256) {
   const size_t count = args.size() + size_t(num_results);
   const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
   const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);
@@ -737,7 +782,7 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
   };
   Memory record{ops};
   record.address = ops.allocate(record_bytes);
-  const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); });
+  const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); }, block_limit);
   unsigned long long capacity = arena_hint < 4096 ? 4096 : arena_hint;
   Outcome out;
   for (;;) {
@@ -749,6 +794,7 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
     launch->num_results = num_results;
     launch->arena = arena.address;
     launch->arena_capacity = capacity;
+    launch->shared_capacity = shape.shared_bytes;
     launch->error_key = ~0ull;
     for (size_t i = 0; i < args.size(); ++i) tensors[i] = args[i];
     ops.upload(record.address, host.data(), host.size());
@@ -926,10 +972,11 @@ class RuntimeOps {
     void* tensor_records = reinterpret_cast<void*>(tensors);
     void* params[] = {&launch_record, &tensor_records};
     if (shape.cooperative)
-      check(cudaLaunchCooperativeKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, 0, stream_),
+      check(cudaLaunchCooperativeKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, shape.shared_bytes, stream_),
             "cudaLaunchCooperativeKernel");
     else
-      check(cudaLaunchKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, 0, stream_), "cudaLaunchKernel");
+      check(cudaLaunchKernel(kernel_, dim3(shape.grid), dim3(shape.block), params, shape.shared_bytes, stream_),
+            "cudaLaunchKernel");
     check(cudaStreamSynchronize(stream_), "the scangen kernel");
   }
 

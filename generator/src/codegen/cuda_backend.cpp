@@ -12,6 +12,7 @@
 // functions; for offline builds, <stem>.cu (kernels and host glue over the CUDA runtime API) and
 // <stem>.cuh (the typed API: device pointers and a stream).
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -223,6 +224,35 @@ class CudaPrinter : public CppPrinter {
   bool stored_ = false;
 };
 
+// ---- buffers for the block's shared memory
+
+// The storages worth the block's shared memory when a launch is one block: those written in a
+// time loop (a state's rows, a step's temporaries), which the following steps read back, and that
+// no result owns (results outlive the launch). Sequences computed before the loop (x @ W of all
+// steps) are read once each and stay in the arena.
+std::set<std::string> block_shared_storages(const lir::Function& f) {
+  std::map<std::string, std::string> storage_of;  // allocated pointer -> its storage
+  std::set<std::string> owned_by_results, written_in_steps;
+  const std::map<std::string, const Stmt*> pointers = lir::pointer_lets(*f.body);
+  std::function<void(const Stmt&, bool)> visit = [&](const Stmt& s, bool in_step) {
+    if (s.kind == StmtKind::Alloc) storage_of[s.var] = s.storage;
+    if (s.kind == StmtKind::Result && !s.storage.empty()) owned_by_results.insert(s.storage);
+    if (in_step && s.kind == StmtKind::Store) written_in_steps.insert(lir::pointer_root(pointers, s.var));
+    // The helpers' first argument is the buffer they write (copy, matmul).
+    if (in_step && s.kind == StmtKind::Call && !s.args.empty() && s.args[0]->kind == ExprKind::Var)
+      written_in_steps.insert(lir::pointer_root(pointers, s.args[0]->name));
+    const bool step = in_step || (s.kind == StmtKind::For && s.loop == lir::LoopKind::Time);
+    for (const auto& c : s.body) visit(*c, step);
+    for (const auto& c : s.else_body) visit(*c, step);
+  };
+  visit(*f.body, false);
+  std::set<std::string> out;
+  for (const std::string& root : written_in_steps)
+    if (auto it = storage_of.find(root); it != storage_of.end() && !owned_by_results.count(it->second))
+      out.insert(it->second);
+  return out;
+}
+
 // ---- the parallel width: how many threads a launch is worth, from the argument shapes
 
 // factor * product of argument dimensions (argument index, axis).
@@ -364,10 +394,15 @@ class CudaBackend : public Backend {
       if (strategies[f].lanes > 0) os << "; independent lanes for " << strategies[f].lanes << " time loop(s)";
       if (strategies[f].flattened > 0) os << "; " << strategies[f].flattened << " element nest(s) flattened";
       os << ".\n";
+      const std::set<std::string> block_shared = block_shared_storages(lf);
+      if (!block_shared.empty())
+        os << "// Buffers the steps write: in the block's shared memory when the launch is one block.\n";
       os << "__device__ void " << lf.symbol << "(sgc::Context& ctx";
       for (const std::string& p : impl_parameters(lf)) os << ", " << p;
       os << ") {\n";
-      for (const lir::StorageDecl& s : lf.storages) os << "  sgc::Storage<" << ctype(s.elem) << "> " << s.name << ";\n";
+      for (const lir::StorageDecl& s : lf.storages)
+        os << "  sgc::Storage<" << ctype(s.elem) << "> " << s.name
+           << (block_shared.count(s.name) ? "{sgc::Place::BlockShared}" : "") << ";\n";
       CudaPrinter p(lf);
       p.stmt(*lf.body, 2, os);
       os << "  ctx.finish();\n}\n" << (jit ? "#endif\n" : "") << "\n";

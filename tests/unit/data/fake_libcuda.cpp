@@ -303,22 +303,24 @@ CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value, std::size_t
 
 namespace {
 // A scangen kernel, run by the emulated module $FAKE_CUDA_KERNELS names.
-CUresult run_emulated(const std::string& name, unsigned grid, unsigned block, void** params) {
+CUresult run_emulated(const std::string& name, unsigned grid, unsigned block, unsigned shared_bytes, void** params) {
   using Kernel = void (*)(void*, void*);
-  using Launcher = void (*)(Kernel, unsigned, unsigned, void*, void*);
+  using Launcher = void (*)(Kernel, unsigned, unsigned, unsigned, void*, void*);
   const char* path = std::getenv("FAKE_CUDA_KERNELS");
   void* handle = path ? ::dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
   if (!handle) return kNotFound;
   auto launcher = reinterpret_cast<Launcher>(::dlsym(handle, "scangen_emulation_launch"));
   auto kernel = reinterpret_cast<Kernel>(::dlsym(handle, name.c_str()));
   if (launcher && kernel)
-    launcher(kernel, grid, block, host(*static_cast<CUdeviceptr*>(params[0])),
+    launcher(kernel, grid, block, shared_bytes, host(*static_cast<CUdeviceptr*>(params[0])),
              host(*static_cast<CUdeviceptr*>(params[1])));
   ::dlclose(handle);
   return launcher && kernel ? kSuccess : kNotFound;
 }
 
-CUresult run(void* function, unsigned grid, unsigned block, void** params) {
+CUresult run(void* function, unsigned grid, unsigned block, unsigned shared_bytes, void** params) {
+  // More than 48 KB of shared memory needs an opt-in (cuFuncSetAttribute) scangen does not make.
+  if (shared_bytes > 48 * 1024) return kInvalidValue;
   const unsigned threads = grid * block;
   Function* f = static_cast<Function*>(function);
   {
@@ -331,7 +333,7 @@ CUresult run(void* function, unsigned grid, unsigned block, void** params) {
     }
   }
   if (!params) return kInvalidValue;
-  if (f->name != "vector_add") return run_emulated(f->name, grid, block, params);
+  if (f->name != "vector_add") return run_emulated(f->name, grid, block, shared_bytes, params);
   auto pointer = [&](int i) { return static_cast<float*>(host(*static_cast<CUdeviceptr*>(params[i]))); };
   const float* a = pointer(0);
   const float* b = pointer(1);
@@ -343,17 +345,18 @@ CUresult run(void* function, unsigned grid, unsigned block, void** params) {
 }  // namespace
 
 CUresult cuLaunchKernel(void* function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
-                        unsigned block_y, unsigned block_z, unsigned, void*, void** params, void** extra) {
+                        unsigned block_y, unsigned block_z, unsigned shared_bytes, void*, void** params,
+                        void** extra) {
   if (extra) return kInvalidValue;
-  return run(function, grid_x * grid_y * grid_z, block_x * block_y * block_z, params);
+  return run(function, grid_x * grid_y * grid_z, block_x * block_y * block_z, shared_bytes, params);
 }
 
 CUresult cuLaunchCooperativeKernel(void* function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
-                                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned, void*,
-                                   void** params) {
+                                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                                   void*, void** params) {
   if (grid_x * grid_y * grid_z > unsigned(kMultiprocessors * kBlocksPerMultiprocessor))
     return kCooperativeTooLarge;
-  return run(function, grid_x * grid_y * grid_z, block_x * block_y * block_z, params);
+  return run(function, grid_x * grid_y * grid_z, block_x * block_y * block_z, shared_bytes, params);
 }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void*, int block_size, std::size_t) {

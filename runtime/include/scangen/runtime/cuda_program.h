@@ -64,6 +64,10 @@ class CudaProgram {
   // Launches of the last call (more than one when the arena had to grow).
   int last_launches() const { return last_launches_; }
 
+  // The most device memory (the arena) a call of `fn` has used so far, in bytes; 0 before its
+  // first call. Buffers a launch of one block keeps in shared memory are not in it.
+  unsigned long long arena_bytes(std::string_view fn) const;
+
  private:
   struct Loaded {
     CudaBinary binary;
