@@ -19,6 +19,7 @@
 #define __global__ __attribute__((visibility("default")))
 #define __host__
 #define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
 
 struct scangen_emulation_dim3 {
   unsigned int x = 1, y = 1, z = 1;
@@ -61,6 +62,10 @@ static thread_local double* scangen_emulation_matmul_scratch = nullptr;
 static thread_local unsigned char* scangen_emulation_shared_pool = nullptr;
 #define SCANGEN_CUDA_SHARED_POOL() scangen_emulation_shared_pool
 
+template <class T>
+inline T __ldg(const T* p) {
+  return *p;
+}
 inline void __syncthreads() { scangen_emulation_block_barrier->arrive_and_wait(); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline unsigned int atomicAdd(unsigned int* p, unsigned int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }

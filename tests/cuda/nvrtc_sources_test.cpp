@@ -1,8 +1,10 @@
 // Every .scan file given on the command line: the CUDA source the JIT would compile (the CUDA
 // backend's single translation unit, at -O2 and -O0) compiles with NVRTC to PTX for sm_80 and
 // sm_90, with no warning; and at -O2 each function's kernel compiles alone, as CudaProgram
-// compiles it, to PTX holding that kernel only. Needs NVRTC, not a GPU; exits 77 (ctest: skipped)
-// without NVRTC.
+// compiles it, to PTX holding that kernel only. Kernels that ask for every resident thread
+// (__launch_bounds__ with SCANGEN_CUDA_LANE_BLOCKS) also compile to CUBIN for every architecture
+// this NVRTC supports without a warning from ptxas, which warns when the blocks asked for exceed
+// what the architecture holds. Needs NVRTC, not a GPU; exits 77 (ctest: skipped) without NVRTC.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -39,6 +41,27 @@ int main(int argc, char** argv) {
       if (opt == 2) {
         const std::vector<scangen::CudaFunctionInfo> functions = scangen::parse_cuda_manifest(files.at(1).contents);
         for (const scangen::CudaFunctionInfo& fn : functions) {
+          const std::string bounded = "__launch_bounds__(256, SCANGEN_CUDA_LANE_BLOCKS) " + fn.kernel + "(";
+          if (source.find(bounded) != std::string::npos) {
+            for (int arch : scangen::nvrtc_info().supported_archs) {
+              scangen::CudaCompileOptions o = scangen::kernel_compile_options(fn, arch);
+              o.kind = scangen::CudaBinaryKind::Cubin;
+              o.allow_ptx_fallback = false;
+              const std::string where = std::string(argv[i]) + " kernel of '" + fn.name + "' for sm_" + std::to_string(arch);
+              try {
+                scangen::CudaBinary b = scangen::nvrtc_compile(source, o);
+                if (!b.log.empty()) {
+                  std::cout << "FAIL " << where << ": NVRTC warned:\n" << b.log;
+                  ++failures;
+                } else {
+                  ++compiled;
+                }
+              } catch (const std::exception& e) {
+                std::cout << "FAIL " << where << ": " << e.what() << "\n";
+                ++failures;
+              }
+            }
+          }
           scangen::CudaCompileOptions o = scangen::kernel_compile_options(fn, 90);
           o.kind = scangen::CudaBinaryKind::Ptx;
           const std::string where = std::string(argv[i]) + " kernel of '" + fn.name + "' alone";

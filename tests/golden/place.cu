@@ -288,6 +288,21 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) (*(volatile const unsigned int*)(p))
 #endif
 
+// Blocks of 256 threads an SM holds at once (its resident threads, from the CUDA C++ Programming
+// Guide's table, / 256): kernels that stream independent lanes ask for that many in
+// __launch_bounds__, which caps their registers at 65536 / (256 * blocks) (docs/cuda.md). An
+// architecture not listed gets 6 (1536 threads), which every one since Volta but Turing holds.
+#if !defined(__CUDA_ARCH__)
+#define SCANGEN_CUDA_LANE_BLOCKS 8
+#elif __CUDA_ARCH__ == 750
+#define SCANGEN_CUDA_LANE_BLOCKS 4
+#elif __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
+    __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
+#define SCANGEN_CUDA_LANE_BLOCKS 8
+#else
+#define SCANGEN_CUDA_LANE_BLOCKS 6
+#endif
+
 namespace scangen_cuda_v1 {
 
 // The block's dynamic shared memory (launch->shared_capacity bytes). The emulation gives each
@@ -496,6 +511,19 @@ __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   return value;
 }
 
+// A load of an argument. Arguments are never written while the kernel runs, so __ldg may read
+// them through the read-only cache; and the compiler may issue such loads ahead of earlier stores
+// (it reorders no plain load across a store it cannot prove disjoint: a time loop would wait for
+// each step's loads in turn).
+template <class T>
+__device__ inline T input(const T* p) {
+  return __ldg(p);
+}
+template <>
+__device__ inline bool input(const bool* p) {
+  return __ldg((const unsigned char*)p) != 0;
+}
+
 // Where a Storage takes its buffers: the arena, or the block's shared memory while the launch is
 // one block and they fit (for buffers a step reads back and no result owns; else the arena).
 enum class Place { Arena, BlockShared };
@@ -658,18 +686,18 @@ __device__ void place_impl(sgc::Context& ctx, const int32_t* location, int64_t l
   if (!out) return;
   for (int64_t step = 0; step < location_d0; ++step) {
     const int32_t* const location_t = location + (step * 2);
-    const float values_t = values[step];
+    const float values_t = sgc::input(values + step);
     float* const out_t = out + (step * count);
     ctx.barrier();
     sgc::copy(ctx, out_t, t, count);
-    const int32_t element = location_t[0];
+    const int32_t element = sgc::input(location_t + 0);
     const int64_t v = sg::cast<int64_t>(element);
     const int64_t index = (v < 0) ? (v + model_d0) : v;
     if (!((index >= 0) && (index < model_d0))) {
       ctx.fail(0, 4, 18, "index ", int64_t{v}, " is out of range for dimension 0 of size ", int64_t{model_d0});
       return;
     }
-    const int32_t element_2 = location_t[1];
+    const int32_t element_2 = sgc::input(location_t + 1);
     const int64_t v_2 = sg::cast<int64_t>(element_2);
     const int64_t index_2 = (v_2 < 0) ? (v_2 + model_d1) : v_2;
     if (!((index_2 >= 0) && (index_2 < model_d1))) {

@@ -288,6 +288,21 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) (*(volatile const unsigned int*)(p))
 #endif
 
+// Blocks of 256 threads an SM holds at once (its resident threads, from the CUDA C++ Programming
+// Guide's table, / 256): kernels that stream independent lanes ask for that many in
+// __launch_bounds__, which caps their registers at 65536 / (256 * blocks) (docs/cuda.md). An
+// architecture not listed gets 6 (1536 threads), which every one since Volta but Turing holds.
+#if !defined(__CUDA_ARCH__)
+#define SCANGEN_CUDA_LANE_BLOCKS 8
+#elif __CUDA_ARCH__ == 750
+#define SCANGEN_CUDA_LANE_BLOCKS 4
+#elif __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
+    __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
+#define SCANGEN_CUDA_LANE_BLOCKS 8
+#else
+#define SCANGEN_CUDA_LANE_BLOCKS 6
+#endif
+
 namespace scangen_cuda_v1 {
 
 // The block's dynamic shared memory (launch->shared_capacity bytes). The emulation gives each
@@ -494,6 +509,19 @@ __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   T value;
   detail::copy_bytes(&value, &t.scalar, sizeof(T));
   return value;
+}
+
+// A load of an argument. Arguments are never written while the kernel runs, so __ldg may read
+// them through the read-only cache; and the compiler may issue such loads ahead of earlier stores
+// (it reorders no plain load across a store it cannot prove disjoint: a time loop would wait for
+// each step's loads in turn).
+template <class T>
+__device__ inline T input(const T* p) {
+  return __ldg(p);
+}
+template <>
+__device__ inline bool input(const bool* p) {
+  return __ldg((const unsigned char*)p) != 0;
 }
 
 // Where a Storage takes its buffers: the arena, or the block's shared memory while the launch is

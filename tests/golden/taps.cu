@@ -288,6 +288,21 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) (*(volatile const unsigned int*)(p))
 #endif
 
+// Blocks of 256 threads an SM holds at once (its resident threads, from the CUDA C++ Programming
+// Guide's table, / 256): kernels that stream independent lanes ask for that many in
+// __launch_bounds__, which caps their registers at 65536 / (256 * blocks) (docs/cuda.md). An
+// architecture not listed gets 6 (1536 threads), which every one since Volta but Turing holds.
+#if !defined(__CUDA_ARCH__)
+#define SCANGEN_CUDA_LANE_BLOCKS 8
+#elif __CUDA_ARCH__ == 750
+#define SCANGEN_CUDA_LANE_BLOCKS 4
+#elif __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
+    __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
+#define SCANGEN_CUDA_LANE_BLOCKS 8
+#else
+#define SCANGEN_CUDA_LANE_BLOCKS 6
+#endif
+
 namespace scangen_cuda_v1 {
 
 // The block's dynamic shared memory (launch->shared_capacity bytes). The emulation gives each
@@ -496,6 +511,19 @@ __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   return value;
 }
 
+// A load of an argument. Arguments are never written while the kernel runs, so __ldg may read
+// them through the read-only cache; and the compiler may issue such loads ahead of earlier stores
+// (it reorders no plain load across a store it cannot prove disjoint: a time loop would wait for
+// each step's loads in turn).
+template <class T>
+__device__ inline T input(const T* p) {
+  return __ldg(p);
+}
+template <>
+__device__ inline bool input(const bool* p) {
+  return __ldg((const unsigned char*)p) != 0;
+}
+
 // Where a Storage takes its buffers: the arena, or the block's shared memory while the launch is
 // one block and they fit (for buffers a step reads back and no result owns; else the arena).
 enum class Place { Arena, BlockShared };
@@ -651,15 +679,15 @@ __device__ void taps_impl(sgc::Context& ctx, const float* u, int64_t u_d0, const
   if (!t) return;
   #pragma unroll 1
   for (int64_t i = 0 + ctx.rank(); i < length; i += ctx.width()) {
-    t[i] = 2.0f * view[i];
+    t[i] = 2.0f * sgc::input(view + i);
   }
   ctx.barrier();
   const int64_t allowed = sg::max<int64_t>((u_d0 - 2), 0);
   const int64_t steps = sg::min<int64_t>(allowed, length);
   float* const x = x_storage.ensure(ctx, steps);
   if (!x) return;
-  float x_1 = x0[1];
-  float x_2 = x0[0];
+  float x_1 = sgc::input(x0 + 1);
+  float x_2 = sgc::input(x0 + 0);
   for (int64_t step = 0; step < steps; ++step) {
     const float precomputed0_t = t[step];
     const float v_4 = 3.0f * x_1;

@@ -96,7 +96,7 @@ std::string CppPrinter::expr(const ExprRef& e, bool plain) {
       return "?";
     }
     case ExprKind::Var: return e->name;
-    case ExprKind::Load: return e->name + "[" + expr(e->a, true) + "]";
+    case ExprKind::Load: return load(e->name, expr(e->a, true));
     case ExprKind::Unary: {
       std::string a = expr(e->a);
       switch (e->uop) {

@@ -32,6 +32,8 @@ class CppPrinter {
   virtual std::string special_float(double v, DType d) const;
   // The qualifier of pointers the lowering declares (lir: never two overlapping in one loop).
   virtual const char* restrict_qualifier() const { return "__restrict"; }
+  // A load of `pointer[index]` (index printed plain).
+  virtual std::string load(const std::string& pointer, const std::string& index) { return pointer + "[" + index + "]"; }
   // The statements a backend prints its own way; the defaults are the CPU's.
   virtual void print_for(const lir::Stmt& s, int indent, std::ostringstream& os);
   virtual void print_store(const lir::Stmt& s, int indent, std::ostringstream& os);

@@ -81,6 +81,14 @@ class CudaPrinter : public CppPrinter {
   // Loads of memory other threads write may not go through the non-coherent read-only cache that
   // __restrict__ allows.
   const char* restrict_qualifier() const override { return ""; }
+  // Arguments are never written during a launch (results live in the arena): their loads go
+  // through the read-only cache, and the compiler may issue them ahead of the stores around them,
+  // which it may not do for plain loads it cannot prove disjoint from those stores (a time loop
+  // then waits for each step's loads in turn).
+  std::string load(const std::string& pointer, const std::string& index) override {
+    if (read_only_.count(lir::pointer_root(pointers_, pointer))) return "sgc::input(" + pointer + " + " + index + ")";
+    return CppPrinter::load(pointer, index);
+  }
 
   void print_for(const Stmt& s, int indent, std::ostringstream& os) override {
     std::string pad(size_t(indent), ' ');
@@ -333,6 +341,28 @@ struct Strategy {
   int lanes = 0;      // time loops turned into independent lanes (lanes.h)
 };
 
+// Kernels whose time loops are all independent lanes (and that multiply no matrices) stream
+// memory, one lane per thread: as many threads as an SM holds should be resident, so the kernel
+// asks for all of them (__launch_bounds__, which caps registers at 32 on architectures of 2048
+// threads). With the 40 registers ptxas picks unasked, an H100 holds 6 blocks of 256 threads per
+// SM: 202,752 threads for 2^18 channels, so a third of the threads ran two channels in turn.
+// Other kernels keep their registers: matmul's tiles need them, and time loops with a barrier per
+// step are bound by the barrier, not by resident threads.
+bool full_occupancy(const lir::Function& f, const Strategy& s) {
+  if (s.lanes == 0) return false;
+  // A matrix product anywhere, or a time loop outside element loops (one not made lanes).
+  std::function<bool(const Stmt&, bool)> excluded = [&](const Stmt& st, bool in_element_loop) {
+    if (st.kind == StmtKind::Call && st.callee == "matmul") return true;
+    if (st.kind == StmtKind::For && st.loop == lir::LoopKind::Time && !in_element_loop) return true;
+    const bool inside = in_element_loop || (st.kind == StmtKind::For && st.loop == lir::LoopKind::Vector);
+    for (const auto* list : {&st.body, &st.else_body})
+      for (const auto& c : *list)
+        if (excluded(*c, inside)) return true;
+    return false;
+  };
+  return !excluded(*f.body, false);
+}
+
 // The JIT compiles one function at a time (-DSCANGEN_KERNEL=<index>, from the manifest): NVRTC's
 // time grows with the code, and a call needs one kernel. Without the macro, all of them.
 std::string select_kernel(size_t f) {
@@ -411,7 +441,8 @@ class CudaBackend : public Backend {
     for (size_t f = 0; f < module.functions.size(); ++f) {
       const lir::Function& lf = module.functions[f];
       if (jit) os << select_kernel(f);
-      os << (jit ? "extern \"C\" " : "") << "__global__ void " << kernel_name(f)
+      os << (jit ? "extern \"C\" " : "") << "__global__ void "
+         << (full_occupancy(lf, strategies[f]) ? "__launch_bounds__(256, SCANGEN_CUDA_LANE_BLOCKS) " : "") << kernel_name(f)
          << "(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {\n"
          << "  scangen_cuda_v1::Context ctx(launch, tensors);\n"
          << "  scangen_kernels::" << lf.symbol << "(ctx";
