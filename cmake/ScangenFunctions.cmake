@@ -1,11 +1,22 @@
 # scangen_add_library(<target> SOURCES <file.scan>... [NAMESPACE <ns>] [OPT_LEVEL 0|2]
-#                     [SCANGEN <path or target>])
+#                     [TARGET cpu|cuda|cpu,cuda] [SCANGEN <path or target>])
 #
 # Compiles each .scan file with `scangen compile` at build time and makes a static library
-# <target> of the generated C++: link it and include "<stem>.h" for each file's typed API.
+# <target> of the generated code: link it and include "<stem>.h" (CPU) or "<stem>.cuh" (CUDA) for
+# each file's typed API.
 #
 #   scangen_add_library(filters SOURCES iir.scan NAMESPACE dsp)
 #   target_link_libraries(app PRIVATE filters)     # #include "iir.h", dsp::iir(...)
+#
+# TARGET (default cpu) chooses the backends, as `scangen compile --target` does. With cuda, the
+# library holds <stem>.cu, compiled by CMake's CUDA language, which the project must enable
+# (project(... LANGUAGES CXX CUDA)); its API is <ns>::cuda::<fn>(device tensors, stream), and the
+# library links the CUDA runtime. The architectures are the project's (CUDA_ARCHITECTURES):
+#
+#   project(app LANGUAGES CXX CUDA)
+#   set(CMAKE_CUDA_ARCHITECTURES 80 90)
+#   scangen_add_library(filters SOURCES iir.scan NAMESPACE dsp TARGET cpu,cuda)
+#   target_link_libraries(app PRIVATE filters)     # "iir.h": dsp::iir, "iir.cuh": dsp::cuda::iir
 #
 # The generated sources are regenerated when a .scan file or scangen itself changes.
 #
@@ -22,7 +33,7 @@
 # headers in one translation unit need `#undef SCANGEN_GENERATED_<STEM>_H` between them;
 # bench/rewrite_bench.cpp does this.)
 function(scangen_add_library target)
-  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN;TARGET" "SOURCES" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "scangen_add_library(${target}): no SOURCES")
   endif()
@@ -31,6 +42,24 @@ function(scangen_add_library target)
   endif()
   if(NOT DEFINED ARG_OPT_LEVEL)
     set(ARG_OPT_LEVEL 2)
+  endif()
+  if(NOT ARG_TARGET)
+    set(ARG_TARGET cpu)
+  endif()
+  string(REPLACE "," ";" backends "${ARG_TARGET}")
+  foreach(backend IN LISTS backends)
+    if(NOT backend MATCHES "^(cpu|cuda)$")
+      message(FATAL_ERROR "scangen_add_library(${target}): TARGET ${ARG_TARGET}: '${backend}' is not "
+        "a backend (cpu, cuda, or both as cpu,cuda)")
+    endif()
+  endforeach()
+  if("cuda" IN_LIST backends)
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "CUDA" IN_LIST languages)
+      message(FATAL_ERROR "scangen_add_library(${target}): TARGET ${ARG_TARGET} needs CMake's CUDA "
+        "language: project(... LANGUAGES CXX CUDA) or enable_language(CUDA)")
+    endif()
+    find_package(CUDAToolkit REQUIRED)
   endif()
   if(NOT ARG_SCANGEN)
     if(TARGET scangen)
@@ -54,20 +83,31 @@ function(scangen_add_library target)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(abs ${src} ABSOLUTE)
     get_filename_component(stem ${src} NAME_WE)
-    set(header ${out_dir}/${stem}.h)
-    set(source ${out_dir}/${stem}.cpp)
+    set(outputs)
+    if("cpu" IN_LIST backends)
+      list(APPEND outputs ${out_dir}/${stem}.h ${out_dir}/${stem}.cpp)
+    endif()
+    if("cuda" IN_LIST backends)
+      list(APPEND outputs ${out_dir}/${stem}.cuh ${out_dir}/${stem}.cu)
+    endif()
     add_custom_command(
-      OUTPUT ${header} ${source}
+      OUTPUT ${outputs}
       COMMAND ${scangen_command} compile ${abs} -o ${out_dir} --namespace ${ARG_NAMESPACE} -O${ARG_OPT_LEVEL}
+              --target ${ARG_TARGET}
       DEPENDS ${abs} ${scangen_depends}
       COMMENT "scangen: compiling ${src}"
       VERBATIM)
-    list(APPEND generated ${header} ${source})
+    list(APPEND generated ${outputs})
   endforeach()
   add_library(${target} STATIC ${generated})
   target_include_directories(${target} PUBLIC ${out_dir} ${CMAKE_CURRENT_BINARY_DIR})
   target_compile_features(${target} PUBLIC cxx_std_17)
   # The generated loops are exact IEEE arithmetic: no contraction into FMAs, so that results match
   # the reference interpreter bit for bit.
-  target_compile_options(${target} PRIVATE -ffp-contract=off)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>
+                                           $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
+  if("cuda" IN_LIST backends)
+    target_compile_features(${target} PUBLIC cuda_std_17)
+    target_link_libraries(${target} PUBLIC CUDA::cudart)
+  endif()
 endfunction()

@@ -75,7 +75,7 @@ template <class T> class DeviceTensor {
   int rank() const { return int(shape_.size()); }
   int64_t dim(int i) const { return shape_.at(size_t(i)); }
   const std::vector<int64_t>& shape() const { return shape_; }
-  int64_t numel() const {
+  int64_t size() const {  // the number of elements, as scangen::Tensor::size()
     int64_t n = 1;
     for (int64_t d : shape_) n *= d;
     return n;
