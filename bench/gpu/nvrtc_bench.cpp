@@ -42,11 +42,7 @@ void report(const char* what, const std::vector<double>& ms, double target) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s FILE.scan [ARCH [SOURCE_OUT]]\n", argv[0]);
-    return 2;
-  }
+int run(int argc, char** argv) {
   scangen::Driver driver;
   auto program = driver.load_file(argv[1]);
   if (!program) {
@@ -59,6 +55,10 @@ int main(int argc, char** argv) {
   std::vector<scangen::codegen::EmittedFile> files = scangen::codegen::generate(*program, "cuda", emit);
   const std::string& source = files.at(0).contents;
   const std::vector<scangen::CudaFunctionInfo> functions = scangen::parse_cuda_manifest(files.at(1).contents);
+  if (functions.empty()) {
+    std::fprintf(stderr, "%s: no functions to compile\n", argv[1]);
+    return 1;
+  }
   const int arch = argc > 2 ? scangen::parse_cuda_arch(argv[2]) : 90;
   if (argc > 3) std::ofstream(argv[3]) << source;  // to time or read the kernels by hand
 
@@ -85,4 +85,17 @@ int main(int argc, char** argv) {
   const std::vector<double> all = times_ms(3, [&] { scangen::nvrtc_compile(source, whole); });
   std::printf("  %-34s median %8.2f ms\n", "nvrtc cold compile", median(all));
   return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 4 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: %s FILE.scan [ARCH [SOURCE_OUT]]\n", argv[0]);
+    return 2;
+  }
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // no NVRTC, a bad architecture, an unreadable file
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 1;
+  }
 }

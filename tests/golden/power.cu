@@ -590,21 +590,23 @@ __device__ inline double* matmul_scratch() {
 //   (the pushed-out products of a batch or of all steps: x @ W);
 // - else one output element per thread, which for a vector (m or n small: h @ W in a step) reads
 //   b's rows coalesced and wastes no thread on empty tile rows.
+namespace detail {
+// matmul's work, out of line: one copy per element type however many products a kernel has (each
+// inlined copy cost NVRTC about 50 ms), and a call per product costs nothing beside its loops.
 template <class T>
-__device__ inline void matmul(Context& ctx, T* out, const T* a, const T* b, long long m, long long k,
-                              long long n) {
+__device__ __noinline__ void matmul_spread(long long rank, long long width, T* out, const T* a, const T* b,
+                                           long long m, long long k, long long n) {
   constexpr int kTile = 16;
   if (m < kTile / 2 || n < kTile / 2) {
     const long long count = m * n;
     #pragma unroll 1  // a few iterations per thread: unrolling only adds code
-    for (long long e = ctx.rank(); e < count; e += ctx.width()) {
+    for (long long e = rank; e < count; e += width) {
       const long long i = e / n, j = e - i * n;
       T acc = T(0);
       for (long long p = 0; p < k; ++p)
         acc = scangen::scalar_v1::add(acc, scangen::scalar_v1::mul(a[i * k + p], b[p * n + j]));
       out[e] = acc;
     }
-    ctx.barrier();
     return;
   }
   T* const a_tile = (T*)SCANGEN_CUDA_MATMUL_SCRATCH();
@@ -645,6 +647,13 @@ __device__ inline void matmul(Context& ctx, T* out, const T* a, const T* b, long
       if (i0 + r < m && j0 + c < n) out[(i0 + r) * n + j0 + c] = sums[e];
     }
   }
+}
+}  // namespace detail
+
+template <class T>
+__device__ inline void matmul(Context& ctx, T* out, const T* a, const T* b, long long m, long long k,
+                              long long n) {
+  detail::matmul_spread(ctx.rank(), ctx.width(), out, a, b, m, k, n);
   ctx.barrier();
 }
 
