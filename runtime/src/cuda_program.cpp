@@ -148,6 +148,13 @@ CudaProgram::CudaProgram(std::shared_ptr<CudaDevice> device, std::string source,
       source_(std::move(source)),
       compiler_(std::move(compiler)),
       functions_(parse_cuda_manifest(manifest)) {
+  // The kernels' spin loops (the failure lock, the grid barrier) need Volta's independent thread
+  // scheduling; the device header refuses to compile for older architectures.
+  const CudaDeviceInfo& info = device_->info();
+  if (info.major < 7)
+    throw RuntimeError("scangen's CUDA kernels need a device of compute capability 7.0 or newer; CUDA device " +
+                       std::to_string(info.ordinal) + " (" + info.name + ") has " + std::to_string(info.major) + "." +
+                       std::to_string(info.minor));
   loaded_.resize(functions_.size());
   arena_hints_.assign(functions_.size(), 0);
 }
@@ -284,8 +291,11 @@ class EmulationOps {
     for (void* p : owned_) std::free(p);
   }
   unsigned long long allocate(size_t bytes) {
-    void* p = std::aligned_alloc(256, (std::max<size_t>(bytes, 1) + 255) / 256 * 256);
+    const size_t size = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
+    void* p = std::aligned_alloc(256, size);
     if (!p) throw RuntimeError("out of memory (" + std::to_string(bytes) + " bytes for the CUDA emulation)");
+    // Device memory is not cleared: all-ones bytes (NaN, -1) make a read before a write show.
+    std::memset(p, 0xFF, size);
     owned_.push_back(p);
     return reinterpret_cast<unsigned long long>(p);
   }

@@ -13,7 +13,7 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 3
+#define SCANGEN_CUDA_ABI_VERSION 4
 #define SCANGEN_CUDA_MAX_RANK 8
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
@@ -56,6 +56,11 @@ typedef struct scangen_cuda_launch {
   /* Bytes of dynamic shared memory each block has (the launch's sharedMemBytes); the kernel keeps
    * buffers there when the launch is one block (scangen_cuda_device.h, Storage). */
   unsigned int shared_capacity;
+  /* Whether a thread failed in a phase (the code between two barriers), by the phase's parity:
+   * after a barrier, threads ask whether the phase before it failed, and a fast thread's failure
+   * in the next phase goes to the other slot, so a slow thread cannot mistake it for this one's
+   * (scangen_cuda_device.h, Context::failed). */
+  unsigned int phase_failed[2];
   unsigned long long error_key;
   long long error_numbers[SCANGEN_CUDA_ERROR_NUMBERS];
   char error_message[SCANGEN_CUDA_ERROR_CAPACITY];

@@ -6,9 +6,11 @@
 #define SCANGEN_CUDA_EMULATION_V1_H
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -66,7 +68,15 @@ template <class T>
 inline T __ldg(const T* p) {
   return *p;
 }
-inline void __syncthreads() { scangen_emulation_block_barrier->arrive_and_wait(); }
+// $SCANGEN_CUDA_EMULATION_STAGGER_US: after every __syncthreads(), block b waits b times that many
+// microseconds, so later blocks lag behind (as blocks released one after another from a grid
+// barrier do on a GPU). Tests use it to find a thread's reads racing with the next phase's writes.
+static std::atomic<unsigned> scangen_emulation_stagger_us{0};
+inline void __syncthreads() {
+  scangen_emulation_block_barrier->arrive_and_wait();
+  const unsigned stagger = scangen_emulation_stagger_us.load(std::memory_order_relaxed);
+  if (stagger > 0 && blockIdx.x > 0) std::this_thread::sleep_for(std::chrono::microseconds(stagger * blockIdx.x));
+}
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline unsigned int atomicAdd(unsigned int* p, unsigned int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline unsigned int atomicExch(unsigned int* p, unsigned int v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
@@ -89,7 +99,11 @@ inline unsigned int scangen_emulation_load(const void* p) {
   std::this_thread::yield();
   return __atomic_load_n(static_cast<const unsigned int*>(p), __ATOMIC_SEQ_CST);
 }
+inline unsigned long long scangen_emulation_load64(const void* p) {
+  return __atomic_load_n(static_cast<const unsigned long long*>(p), __ATOMIC_SEQ_CST);
+}
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) scangen_emulation_load(p)
+#define SCANGEN_CUDA_LOAD_VOLATILE64(p) scangen_emulation_load64(p)
 
 typedef void (*scangen_emulation_kernel)(struct scangen_cuda_launch*, struct scangen_cuda_tensor*);
 
@@ -98,10 +112,15 @@ typedef void (*scangen_emulation_kernel)(struct scangen_cuda_launch*, struct sca
 extern "C" __attribute__((visibility("default"))) void scangen_emulation_launch(
     scangen_emulation_kernel kernel, unsigned grid, unsigned block, unsigned shared_bytes,
     struct scangen_cuda_launch* launch, struct scangen_cuda_tensor* tensors) {
+  const char* stagger = std::getenv("SCANGEN_CUDA_EMULATION_STAGGER_US");
+  scangen_emulation_stagger_us.store(stagger ? unsigned(std::strtoul(stagger, nullptr, 10)) : 0u);
   std::vector<std::unique_ptr<scangen_emulation_barrier>> barriers;
   for (unsigned b = 0; b < grid; ++b) barriers.push_back(std::make_unique<scangen_emulation_barrier>(block));
-  std::vector<std::vector<double>> scratch(grid, std::vector<double>(3 * 16 * 16));
-  std::vector<std::vector<double>> pools(grid, std::vector<double>(shared_bytes / sizeof(double) + 1));
+  // Shared memory starts with what an earlier kernel left there on a GPU: all-ones bytes here
+  // (NaN, -1), so that a read before a write shows instead of finding zeros.
+  const double garbage = __longlong_as_double(-1LL);
+  std::vector<std::vector<double>> scratch(grid, std::vector<double>(3 * 16 * 16, garbage));
+  std::vector<std::vector<double>> pools(grid, std::vector<double>(shared_bytes / sizeof(double) + 1, garbage));
   std::vector<std::thread> threads;
   for (unsigned b = 0; b < grid; ++b)
     for (unsigned t = 0; t < block; ++t)

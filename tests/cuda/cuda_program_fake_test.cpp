@@ -108,3 +108,18 @@ BOOST_AUTO_TEST_CASE(functions_compile_alone_and_run_on_the_fake_device, *utf::p
   BOOST_TEST(cuda.arena_bytes("batch_rnn") == 256u + 72u);
   BOOST_TEST(cuda.load("batch_rnn").image.find(std::string("scangen_kernel_0") + '\0') != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(devices_before_volta_are_refused) {
+  ScopedEnv fake("SCANGEN_CUDA_DRIVER", SCANGEN_FAKE_LIBCUDA);
+  ScopedEnv mode("FAKE_CUDA_MODE", std::string("pascal"));
+  const std::string manifest =
+      R"({"format": "scangen-cuda-manifest", "version": 2, "source": "x.scan", "functions": []})";
+  try {
+    CudaProgram cuda(cuda_device(0), "", manifest);
+    BOOST_ERROR("no error");
+  } catch (const RuntimeError& e) {
+    BOOST_TEST(std::string(e.what()) ==
+               "scangen's CUDA kernels need a device of compute capability 7.0 or newer; CUDA device 0 "
+               "(scangen fake GPU) has 6.1");
+  }
+}

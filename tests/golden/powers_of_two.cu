@@ -21,7 +21,7 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 3
+#define SCANGEN_CUDA_ABI_VERSION 4
 #define SCANGEN_CUDA_MAX_RANK 8
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
@@ -64,6 +64,11 @@ typedef struct scangen_cuda_launch {
   /* Bytes of dynamic shared memory each block has (the launch's sharedMemBytes); the kernel keeps
    * buffers there when the launch is one block (scangen_cuda_device.h, Storage). */
   unsigned int shared_capacity;
+  /* Whether a thread failed in a phase (the code between two barriers), by the phase's parity:
+   * after a barrier, threads ask whether the phase before it failed, and a fast thread's failure
+   * in the next phase goes to the other slot, so a slow thread cannot mistake it for this one's
+   * (scangen_cuda_device.h, Context::failed). */
+  unsigned int phase_failed[2];
   unsigned long long error_key;
   long long error_numbers[SCANGEN_CUDA_ERROR_NUMBERS];
   char error_message[SCANGEN_CUDA_ERROR_CAPACITY];
@@ -283,9 +288,16 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #ifndef SCANGEN_CUDA_DEVICE_V1_H
 #define SCANGEN_CUDA_DEVICE_V1_H
 
-// A read of a word other threads write, not cached in a register (the emulation replaces it).
+// Threads of a warp wait for each other in spin loops (the failure lock, the grid barrier), which
+// needs the independent thread scheduling of Volta and newer; before it, they could spin forever.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "scangen's CUDA kernels need a device of compute capability 7.0 or newer"
+#endif
+
+// Reads of words other threads write, not cached in a register (the emulation replaces them).
 #ifndef SCANGEN_CUDA_LOAD_VOLATILE
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) (*(volatile const unsigned int*)(p))
+#define SCANGEN_CUDA_LOAD_VOLATILE64(p) (*(volatile const unsigned long long*)(p))
 #endif
 
 // Blocks of 256 threads an SM holds at once (its resident threads, from the CUDA C++ Programming
@@ -377,6 +389,9 @@ struct NumberCount<Part, Parts...> {
 // kernels large and slow to compile.
 __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, long long key, int line, int column,
                                             const Part* parts, int count) {
+  // The kept key only decreases: a failure that cannot win need not queue for the lock (when
+  // every element fails, most of them).
+  if ((unsigned long long)key >= SCANGEN_CUDA_LOAD_VOLATILE64(&launch->error_key)) return;
   while (atomicCAS(&launch->error_lock, 0u, 1u) != 0u) {
   }
   __threadfence();
@@ -417,25 +432,35 @@ class Context {
   __device__ bool leader() const { return rank_ == 0; }
 
   // Every thread of the grid waits here for all others: __syncthreads() for one block, else a
-  // barrier over a cooperative launch (all blocks resident), counted in the launch record.
+  // barrier over a cooperative launch (all blocks resident), counted in the launch record. Each
+  // barrier ends a phase; every thread passes the same barriers, so phase_ is uniform.
   __device__ void barrier() {
     __syncthreads();
-    if (gridDim.x == 1) return;
-    detail::grid_barrier(launch_);
+    if (gridDim.x > 1) detail::grid_barrier(launch_);
+    ++phase_;
   }
 
   // Records the error of the .scan program at line:column. Of several failing threads, the one
   // with the smallest key (the element index; 0 in uniform code) wins, as in sequential order.
-  // The caller then stops: returns (uniform code) or skips to the loop's barrier (element loops).
+  // The caller then skips to the element loop's barrier, after which every thread returns.
   template <class... Parts>
   __device__ void fail(long long key, int line, int column, const Parts&... parts) {
     static_assert(detail::NumberCount<Parts...>::value <= SCANGEN_CUDA_ERROR_NUMBERS,
                   "an error message with more numbers than the launch record holds");
+    launch_->phase_failed[phase_ & 1u] = 1u;
     const detail::Part list[] = {detail::Part(parts)...};
     detail::record_failure(launch_, key, line, column, list, int(sizeof...(Parts)));
   }
-  // After a barrier: whether any thread failed (all threads see the same answer).
-  __device__ bool failed() const { return SCANGEN_CUDA_LOAD_VOLATILE(&launch_->status) != 0u; }
+  // A failure of uniform code, which every thread meets alike and then returns: one records it.
+  template <class... Parts>
+  __device__ void fail_uniform(int line, int column, const Parts&... parts) {
+    if (leader()) fail(0, line, column, parts...);
+  }
+  // After a barrier: whether any thread failed in the phase the barrier ended (all threads see the
+  // same answer). Not the launch's status: a thread that passed the barrier early may already
+  // have failed in the next phase, and a slower one would return here while the others go on to
+  // wait for it at the next barrier.
+  __device__ bool failed() const { return SCANGEN_CUDA_LOAD_VOLATILE(&launch_->phase_failed[(phase_ - 1u) & 1u]) != 0u; }
 
   // `bytes` of the arena, aligned; null (and the launch asks for a larger arena) when it is full.
   __device__ void* take(unsigned long long bytes) {
@@ -497,6 +522,7 @@ class Context {
   long long width_;
   unsigned long long used_ = 0;
   unsigned long long shared_used_ = 0;
+  unsigned int phase_ = 0;  // barriers passed
 };
 
 // Arguments, as the kernel receives them.

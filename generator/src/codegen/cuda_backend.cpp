@@ -120,7 +120,9 @@ class CudaPrinter : public CppPrinter {
     }
     os << pad << "for (int64_t " << s.var << " = " << expr(s.begin, true) << "; " << s.var << " < "
        << expr(s.end, true) << "; ++" << s.var << ") {\n";
+    if (element_depth_ > 0) ++loops_in_element_;
     body(s.body, indent + 2, os);
+    if (element_depth_ > 0) --loops_in_element_;
     os << pad << "}\n";
     loaded_ = loaded_ || carried_load;
     stored_ = stored_ || carried_store;
@@ -156,6 +158,9 @@ class CudaPrinter : public CppPrinter {
   void print_check(const Stmt& s, int indent, std::ostringstream& os) override {
     std::string pad(size_t(indent), ' ');
     if (element_depth_ > 0) {
+      // `continue` leaves the failing element for the loop's barrier; inside a loop of its own it
+      // would go on with that loop instead (the lowering puts checks in element loops directly).
+      SCANGEN_CHECK(loops_in_element_ == 0, "a check inside a loop within an element loop");
       os << pad << "if (!" << paren(s.cond) << ") {\n"
          << pad << "  ctx.fail(" << element_var_ << ", " << failure_arguments(s) << ");\n"
          << pad << "  continue;\n"
@@ -163,7 +168,7 @@ class CudaPrinter : public CppPrinter {
       return;
     }
     os << pad << "if (!" << paren(s.cond) << ") {\n"
-       << pad << "  ctx.fail(0, " << failure_arguments(s) << ");\n"
+       << pad << "  ctx.fail_uniform(" << failure_arguments(s) << ");\n"
        << pad << "  return;\n"
        << pad << "}\n";
   }
@@ -227,6 +232,7 @@ class CudaPrinter : public CppPrinter {
   std::set<std::string> read_only_;
   std::map<std::string, const Stmt*> pointers_;
   int element_depth_ = 0;
+  int loops_in_element_ = 0;  // serial loops open inside the element loop
   std::string element_var_;
   bool loaded_ = false;
   bool stored_ = false;

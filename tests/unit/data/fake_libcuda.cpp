@@ -3,8 +3,8 @@
 // tested on machines without a GPU. Loaded through $SCANGEN_CUDA_DRIVER.
 //
 // $FAKE_CUDA_MODE picks the machine: "no_device" (cuInit fails with CUDA_ERROR_NO_DEVICE),
-// "zero_devices", "oom" (every allocation fails), anything else one device, sm_86 with 4
-// multiprocessors. Device memory is host memory. A module is an image holding ".target sm_XY"
+// "zero_devices", "oom" (every allocation fails), "pascal" (one device of compute capability
+// 6.1), anything else one device, sm_86 with 4 multiprocessors. Device memory is host memory. A module is an image holding ".target sm_XY"
 // (PTX, refused when XY is above the device's) or starting with an ELF header (CUBIN); its
 // kernels are the names in the image among vector_add (float* a, float* b, float* c, int n:
 // run on the host) and fault (reports CUDA_ERROR_ILLEGAL_ADDRESS at the next synchronization).
@@ -40,7 +40,6 @@ constexpr CUresult kNotFound = 500;
 constexpr CUresult kIllegalAddress = 700;
 constexpr CUresult kCooperativeTooLarge = 720;
 
-constexpr int kArch = 86;
 constexpr int kMultiprocessors = 4;
 constexpr int kBlocksPerMultiprocessor = 2;
 
@@ -71,6 +70,8 @@ int device_count() {
 }
 
 bool valid_device(int device) { return device >= 0 && device < device_count(); }
+
+int arch() { return mode() == "pascal" ? 61 : 86; }
 
 }  // namespace
 
@@ -159,8 +160,8 @@ CUresult cuDeviceGetAttribute(int* value, int attribute, int device) {
   switch (attribute) {
     case 1: *value = 1024; return kSuccess;  // MAX_THREADS_PER_BLOCK
     case 16: *value = kMultiprocessors; return kSuccess;
-    case 75: *value = kArch / 10; return kSuccess;
-    case 76: *value = kArch % 10; return kSuccess;
+    case 75: *value = arch() / 10; return kSuccess;
+    case 76: *value = arch() % 10; return kSuccess;
     case 95: *value = 1; return kSuccess;  // COOPERATIVE_LAUNCH
     default: return kInvalidValue;
   }
@@ -211,7 +212,7 @@ CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned int num_o
       if (options[i] == 5) std::strcpy(static_cast<char*>(values[i]), "fake ptxas: not PTX");
     return kInvalidImage;
   }
-  if (!cubin && std::atoi(contents.c_str() + target + 11) > kArch) return kNoBinaryForGpu;
+  if (!cubin && std::atoi(contents.c_str() + target + 11) > arch()) return kNoBinaryForGpu;
   if (cubin) {
     // The whole ELF file (its section headers come last), for the kernel names in its string
     // tables; and a CUBIN has vector_add and fault.

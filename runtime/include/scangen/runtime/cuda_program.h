@@ -48,6 +48,7 @@ class CudaProgram {
   // Keeps `source` (every function's kernel) for `device`. Nothing is compiled yet: each function
   // is compiled (CUBIN for the device's architecture, PTX as the fallback; through `compiler`'s
   // cache) and loaded on its first call, alone, so a call pays NVRTC for its own kernel only.
+  // Throws RuntimeError for a device of compute capability below 7.0.
   CudaProgram(std::shared_ptr<CudaDevice> device, std::string source, const std::string& manifest,
               CudaCompiler compiler = CudaCompiler());
 
