@@ -6,9 +6,12 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -82,6 +85,122 @@ template <class T> class DeviceTensor {
   T* data_ = nullptr;
   std::vector<int64_t> shape_;
 };
+
+namespace detail {
+
+// Device memory that calls of generated functions gave back (the launch record, and the arena of
+// results that are gone), kept for the next calls: cudaMalloc and cudaFree of the gigabytes that a
+// long scan's results take cost milliseconds, as much as the scan itself, and code written by hand
+// would allocate once. One cache serves every generated .cu of the process. A kept block is handed
+// out again only after the device has finished all its work (cudaDeviceSynchronize), as cudaFree
+// waits for it: work on any stream still reading the old results is done before the memory is
+// written again. At most kMaxKept blocks are kept, for their own device, and a block is never used
+// for less than half its size.
+class DeviceMemoryCacheV1 {
+ public:
+  static constexpr size_t kMaxKept = 8;
+
+  // Never destroyed: results may be let go after static destructors have run.
+  static DeviceMemoryCacheV1& instance() {
+    static DeviceMemoryCacheV1* cache = new DeviceMemoryCacheV1();
+    return *cache;
+  }
+
+  // At least `bytes` of memory of the current device in *p: a kept block, or a new one (when
+  // cudaMalloc finds no room, the kept blocks of the device are freed and it is asked again).
+  cudaError_t take(void** p, size_t bytes) {
+    int device = 0;
+    cudaError_t status = cudaGetDevice(&device);
+    if (status != cudaSuccess) return status;
+    if (bytes == 0) bytes = 1;
+    if (take_kept(p, bytes, device)) {
+      status = cudaDeviceSynchronize();
+      if (status != cudaSuccess) give_back(*p);
+      return status;
+    }
+    status = cudaMalloc(p, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      release(device);
+      status = cudaMalloc(p, bytes);
+    }
+    if (status != cudaSuccess) return status;
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_[*p] = Block{device, *p, bytes};
+    return cudaSuccess;
+  }
+
+  // Keeps a block take() gave; the oldest kept block beyond kMaxKept is freed. Anything else is
+  // ignored.
+  void give_back(void* p) {
+    void* freed = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = live_.find(p);
+      if (it == live_.end()) return;
+      kept_.push_back(it->second);
+      live_.erase(it);
+      if (kept_.size() > kMaxKept) {
+        freed = kept_.front().address;
+        kept_.erase(kept_.begin());
+      }
+    }
+    if (freed) (void)cudaFree(freed);
+  }
+
+  // Frees the kept blocks of `device`, or of every device when it is -1.
+  void release(int device = -1) {
+    std::vector<void*> freed;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (size_t i = kept_.size(); i-- > 0;)
+        if (device < 0 || kept_[i].device == device) {
+          freed.push_back(kept_[i].address);
+          kept_.erase(kept_.begin() + std::ptrdiff_t(i));
+        }
+    }
+    for (void* p : freed) (void)cudaFree(p);
+  }
+
+  size_t kept_blocks() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return kept_.size();
+  }
+
+ private:
+  struct Block {
+    int device = 0;
+    void* address = nullptr;
+    size_t bytes = 0;
+  };
+
+  // The smallest kept block of `device` that holds `bytes` and is at most twice that.
+  bool take_kept(void** p, size_t bytes, int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t best = kept_.size();
+    for (size_t i = 0; i < kept_.size(); ++i) {
+      const Block& b = kept_[i];
+      if (b.device == device && b.bytes >= bytes && b.bytes / 2 <= bytes &&
+          (best == kept_.size() || b.bytes < kept_[best].bytes))
+        best = i;
+    }
+    if (best == kept_.size()) return false;
+    *p = kept_[best].address;
+    live_[*p] = kept_[best];
+    kept_.erase(kept_.begin() + std::ptrdiff_t(best));
+    return true;
+  }
+
+  mutable std::mutex mutex_;
+  std::vector<Block> kept_;       // oldest first
+  std::map<void*, Block> live_;  // handed out by take()
+};
+
+}  // namespace detail
+
+// Frees the device memory that generated functions keep for their next calls (the arenas of
+// results that are gone), on every device. Results still alive are not affected.
+inline void release_cached_memory() { detail::DeviceMemoryCacheV1::instance().release(); }
 
 }  // namespace cuda
 }  // namespace scangen

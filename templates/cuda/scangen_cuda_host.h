@@ -16,9 +16,10 @@ class RuntimeOps {
  public:
   RuntimeOps(const void* kernel, cudaStream_t stream) : kernel_(kernel), stream_(stream) {}
 
+  // Device memory through the cache of scangen_cuda_api.h: calls after the first allocate nothing.
   unsigned long long allocate(size_t bytes) {
     void* p = nullptr;
-    cudaError_t status = cudaMalloc(&p, bytes ? bytes : 1);
+    cudaError_t status = memory().take(&p, bytes);
     if (status == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       throw scangen::Error("out of device memory (" + std::to_string(bytes) + " bytes)", 0, 0);
@@ -26,7 +27,10 @@ class RuntimeOps {
     check(status, "cudaMalloc");
     return reinterpret_cast<unsigned long long>(p);
   }
-  void release(unsigned long long address) { (void)cudaFree(reinterpret_cast<void*>(address)); }
+  void release(unsigned long long address) { memory().give_back(reinterpret_cast<void*>(address)); }
+  static scangen::cuda::detail::DeviceMemoryCacheV1& memory() {
+    return scangen::cuda::detail::DeviceMemoryCacheV1::instance();
+  }
   void upload(unsigned long long to, const void* from, size_t bytes) {
     check(cudaMemcpyAsync(reinterpret_cast<void*>(to), from, bytes, cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync");
@@ -94,7 +98,7 @@ inline std::pair<std::shared_ptr<void>, std::vector<scangen_cuda_tensor>> run(
   RuntimeOps ops(kernel, stream);
   scangen_cuda_launch_v1::Outcome out = scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint);
   if (!out.ok) throw scangen::Error(out.message, out.line, out.column);
-  std::shared_ptr<void> arena(reinterpret_cast<void*>(out.arena), [](void* p) { (void)cudaFree(p); });
+  std::shared_ptr<void> arena(reinterpret_cast<void*>(out.arena), [](void* p) { RuntimeOps::memory().give_back(p); });
   return {arena, out.results};
 }
 
