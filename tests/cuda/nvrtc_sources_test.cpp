@@ -5,6 +5,7 @@
 // (__launch_bounds__ with SCANGEN_CUDA_LANE_BLOCKS) also compile to CUBIN for every architecture
 // this NVRTC supports without a warning from ptxas, which warns when the blocks asked for exceed
 // what the architecture holds. Needs NVRTC, not a GPU; exits 77 (ctest: skipped) without NVRTC.
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,6 +23,23 @@ int main(int argc, char** argv) {
     return 77;
   }
   int failures = 0, compiled = 0;
+  // Compiles `source` with `o`; fails on an error, on any word in NVRTC's log, and on what
+  // `wrong` says of the binary (empty: nothing).
+  auto expect_clean = [&](const std::string& where, const std::string& source, const scangen::CudaCompileOptions& o,
+                          const std::function<std::string(const scangen::CudaBinary&)>& wrong) {
+    try {
+      scangen::CudaBinary b = scangen::nvrtc_compile(source, o);
+      std::string problem = !b.log.empty() ? "NVRTC warned:\n" + b.log : wrong ? wrong(b) : "";
+      if (problem.empty()) {
+        ++compiled;
+        return;
+      }
+      std::cout << "FAIL " << where << ": " << problem << "\n";
+    } catch (const std::exception& e) {
+      std::cout << "FAIL " << where << ": " << e.what() << "\n";
+    }
+    ++failures;
+  };
   for (int i = 1; i < argc; ++i) {
     for (int opt : {2, 0}) {
       scangen::Driver driver;
@@ -41,48 +59,25 @@ int main(int argc, char** argv) {
       if (opt == 2) {
         const std::vector<scangen::CudaFunctionInfo> functions = scangen::parse_cuda_manifest(files.at(1).contents);
         for (const scangen::CudaFunctionInfo& fn : functions) {
+          const std::string kernel = std::string(argv[i]) + " kernel of '" + fn.name + "'";
           const std::string bounded = "__launch_bounds__(256, SCANGEN_CUDA_LANE_BLOCKS) " + fn.kernel + "(";
           if (source.find(bounded) != std::string::npos) {
             for (int arch : scangen::nvrtc_info().supported_archs) {
               scangen::CudaCompileOptions o = scangen::kernel_compile_options(fn, arch);
               o.kind = scangen::CudaBinaryKind::Cubin;
               o.allow_ptx_fallback = false;
-              const std::string where = std::string(argv[i]) + " kernel of '" + fn.name + "' for sm_" + std::to_string(arch);
-              try {
-                scangen::CudaBinary b = scangen::nvrtc_compile(source, o);
-                if (!b.log.empty()) {
-                  std::cout << "FAIL " << where << ": NVRTC warned:\n" << b.log;
-                  ++failures;
-                } else {
-                  ++compiled;
-                }
-              } catch (const std::exception& e) {
-                std::cout << "FAIL " << where << ": " << e.what() << "\n";
-                ++failures;
-              }
+              expect_clean(kernel + " for sm_" + std::to_string(arch), source, o, nullptr);
             }
           }
           scangen::CudaCompileOptions o = scangen::kernel_compile_options(fn, 90);
           o.kind = scangen::CudaBinaryKind::Ptx;
-          const std::string where = std::string(argv[i]) + " kernel of '" + fn.name + "' alone";
-          try {
-            scangen::CudaBinary b = scangen::nvrtc_compile(source, o);
+          expect_clean(kernel + " alone", source, o, [&](const scangen::CudaBinary& b) {
             int entries = 0;
             for (size_t at = b.image.find(".entry "); at != std::string::npos; at = b.image.find(".entry ", at + 1))
               ++entries;
-            if (!b.log.empty()) {
-              std::cout << "FAIL " << where << ": NVRTC warned:\n" << b.log;
-              ++failures;
-            } else if (entries != 1 || b.image.find(".entry " + fn.kernel + "(") == std::string::npos) {
-              std::cout << "FAIL " << where << ": the PTX has " << entries << " kernels, not just " << fn.kernel << "\n";
-              ++failures;
-            } else {
-              ++compiled;
-            }
-          } catch (const std::exception& e) {
-            std::cout << "FAIL " << where << ": " << e.what() << "\n";
-            ++failures;
-          }
+            if (entries == 1 && b.image.find(".entry " + fn.kernel + "(") != std::string::npos) return std::string();
+            return "the PTX has " + std::to_string(entries) + " kernels, not just " + fn.kernel;
+          });
         }
       }
       for (int arch : {80, 90}) {
@@ -90,18 +85,8 @@ int main(int argc, char** argv) {
         o.kind = scangen::CudaBinaryKind::Ptx;
         o.arch = arch;
         o.allow_ptx_fallback = false;
-        try {
-          scangen::CudaBinary b = scangen::nvrtc_compile(source, o);
-          if (!b.log.empty()) {
-            std::cout << "FAIL " << argv[i] << " -O" << opt << " compute_" << arch << ": NVRTC warned:\n" << b.log;
-            ++failures;
-          } else {
-            ++compiled;
-          }
-        } catch (const std::exception& e) {
-          std::cout << "FAIL " << argv[i] << " -O" << opt << " compute_" << arch << ": " << e.what() << "\n";
-          ++failures;
-        }
+        expect_clean(std::string(argv[i]) + " -O" + std::to_string(opt) + " compute_" + std::to_string(arch), source, o,
+                     nullptr);
       }
     }
   }
