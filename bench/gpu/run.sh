@@ -13,10 +13,10 @@ rm -rf "$out" && mkdir -p "$out"
 "$build/bin/scangen" compile --target cuda bench/gpu/gpu_bench.scan -o "$out"
 nvcc -std=c++17 -O3 --fmad=false -arch="sm_$arch" -I"$out" bench/gpu/gpu_bench.cu "$out/gpu_bench.cu" -o "$out/gpu_bench"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-"$out/gpu_bench"
+"$out/gpu_bench" "$out/gpu_bench.json"
 "$build/bin/scangen_nvrtc_bench" bench/gpu/gpu_bench.scan "$arch"
 if python3 -c "import torch, jax" 2> /dev/null; then
-  python3 bench/gpu/compare.py
+  python3 bench/gpu/compare.py "$out/gpu_bench.json"
 else
   echo "compare.py skipped: PyTorch and JAX are not both installed"
 fi
