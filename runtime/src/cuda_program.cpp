@@ -33,7 +33,7 @@ class DriverOps {
  public:
   DriverOps(std::shared_ptr<CudaDevice> device, CudaFunction function)
       : device_(std::move(device)), function_(std::move(function)) {}
-  static constexpr unsigned kBlockLimit = 256;
+  static constexpr unsigned kBlockLimit = SCANGEN_CUDA_BLOCK_THREADS;
 
   unsigned long long allocate(size_t bytes) {
     CudaBuffer b = device_->allocate(bytes);

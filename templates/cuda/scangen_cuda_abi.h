@@ -15,6 +15,9 @@
 
 #define SCANGEN_CUDA_ABI_VERSION 4
 #define SCANGEN_CUDA_MAX_RANK 8
+/* The most threads of a block: launches use at most this many, and kernels may say so in
+ * __launch_bounds__ (a launch of more threads than a kernel declares fails). */
+#define SCANGEN_CUDA_BLOCK_THREADS 256
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
  * error_numbers; the host prints them. */

@@ -21,22 +21,24 @@
 #ifndef SCANGEN_CUDA_LOAD_VOLATILE
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) (*(volatile const unsigned int*)(p))
 #define SCANGEN_CUDA_LOAD_VOLATILE64(p) (*(volatile const unsigned long long*)(p))
+#define SCANGEN_CUDA_STORE_VOLATILE64(p, v) (*(volatile unsigned long long*)(p) = (v))
 #endif
 
-// Blocks of 256 threads an SM holds at once (its resident threads, from the CUDA C++ Programming
-// Guide's table, / 256): kernels that stream independent lanes ask for that many in
-// __launch_bounds__, which caps their registers at 65536 / (256 * blocks) (docs/cuda.md). An
-// architecture not listed gets 6 (1536 threads), which every one since Volta but Turing holds.
+// The threads an SM holds at once (the CUDA C++ Programming Guide's table), and so the blocks of
+// SCANGEN_CUDA_BLOCK_THREADS: kernels that stream independent lanes ask for that many blocks in
+// __launch_bounds__, which caps their registers at 65536 / (threads held) (docs/cuda.md). An
+// architecture not listed gets 1536, which every one since Volta but Turing holds.
 #if !defined(__CUDA_ARCH__)
-#define SCANGEN_CUDA_LANE_BLOCKS 8
+#define SCANGEN_CUDA_SM_THREADS 2048
 #elif __CUDA_ARCH__ == 750
-#define SCANGEN_CUDA_LANE_BLOCKS 4
+#define SCANGEN_CUDA_SM_THREADS 1024
 #elif __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
     __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
-#define SCANGEN_CUDA_LANE_BLOCKS 8
+#define SCANGEN_CUDA_SM_THREADS 2048
 #else
-#define SCANGEN_CUDA_LANE_BLOCKS 6
+#define SCANGEN_CUDA_SM_THREADS 1536
 #endif
+#define SCANGEN_CUDA_LANE_BLOCKS (SCANGEN_CUDA_SM_THREADS / SCANGEN_CUDA_BLOCK_THREADS)
 
 namespace scangen_cuda_v1 {
 
@@ -119,7 +121,8 @@ __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, 
   }
   __threadfence();
   if ((unsigned long long)key < launch->error_key) {
-    launch->error_key = (unsigned long long)key;
+    // Read without the lock by other threads' early-out above.
+    SCANGEN_CUDA_STORE_VOLATILE64(&launch->error_key, (unsigned long long)key);
     launch->error_line = line;
     launch->error_column = column;
     int n = 0, numbers = 0;

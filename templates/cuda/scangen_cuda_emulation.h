@@ -104,6 +104,7 @@ inline unsigned long long scangen_emulation_load64(const void* p) {
 }
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) scangen_emulation_load(p)
 #define SCANGEN_CUDA_LOAD_VOLATILE64(p) scangen_emulation_load64(p)
+#define SCANGEN_CUDA_STORE_VOLATILE64(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 
 typedef void (*scangen_emulation_kernel)(struct scangen_cuda_launch*, struct scangen_cuda_tensor*);
 

@@ -19,15 +19,18 @@ class RuntimeOps {
   // Device memory through the cache of scangen_cuda_api.h: calls after the first allocate nothing.
   unsigned long long allocate(size_t bytes) {
     void* p = nullptr;
-    cudaError_t status = memory().take(&p, bytes);
+    const char* call = "";
+    cudaError_t status = memory().take(&p, bytes, &call);
     if (status == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       throw scangen::Error("out of device memory (" + std::to_string(bytes) + " bytes)", 0, 0);
     }
-    check(status, "cudaMalloc");
+    check(status, call);
     return reinterpret_cast<unsigned long long>(p);
   }
-  void release(unsigned long long address) { memory().give_back(reinterpret_cast<void*>(address)); }
+  // The launch record and a too small arena: this call's own work on them is done (launch()
+  // synchronized the stream), so the next user need not wait for the device.
+  void release(unsigned long long address) { memory().give_back(reinterpret_cast<void*>(address), false); }
   static scangen::cuda::detail::DeviceMemoryCacheV1& memory() {
     return scangen::cuda::detail::DeviceMemoryCacheV1::instance();
   }

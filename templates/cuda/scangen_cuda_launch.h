@@ -39,7 +39,8 @@ constexpr unsigned kBlockSharedBytes = 32 * 1024;
 // the host from the argument shapes): one warp at least, blocks of up to `block_limit` threads,
 // and no more blocks than the device holds at once (`max_blocks(block)`).
 template <class MaxBlocks>
-LaunchShape launch_shape(long long width, MaxBlocks&& max_blocks, unsigned block_limit = 256) {
+LaunchShape launch_shape(long long width, MaxBlocks&& max_blocks, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS) {
+  if (block_limit > SCANGEN_CUDA_BLOCK_THREADS) block_limit = SCANGEN_CUDA_BLOCK_THREADS;
   LaunchShape s;
   unsigned long long threads = width < 1 ? 1ull : (unsigned long long)width;
   unsigned long long block = (threads + 31) / 32 * 32;
@@ -86,7 +87,7 @@ inline std::string error_text(const scangen_cuda_launch& launch) {
 // same shapes launches once. `block_limit`: the most threads of a block (the emulation uses few).
 template <class Ops>
 Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
-            unsigned long long& arena_hint, unsigned block_limit = 256) {
+            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS) {
   const size_t count = args.size() + size_t(num_results);
   const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
   const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);

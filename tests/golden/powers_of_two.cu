@@ -23,6 +23,9 @@
 
 #define SCANGEN_CUDA_ABI_VERSION 4
 #define SCANGEN_CUDA_MAX_RANK 8
+/* The most threads of a block: launches use at most this many, and kernels may say so in
+ * __launch_bounds__ (a launch of more threads than a kernel declares fails). */
+#define SCANGEN_CUDA_BLOCK_THREADS 256
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
  * error_numbers; the host prints them. */
@@ -298,22 +301,24 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #ifndef SCANGEN_CUDA_LOAD_VOLATILE
 #define SCANGEN_CUDA_LOAD_VOLATILE(p) (*(volatile const unsigned int*)(p))
 #define SCANGEN_CUDA_LOAD_VOLATILE64(p) (*(volatile const unsigned long long*)(p))
+#define SCANGEN_CUDA_STORE_VOLATILE64(p, v) (*(volatile unsigned long long*)(p) = (v))
 #endif
 
-// Blocks of 256 threads an SM holds at once (its resident threads, from the CUDA C++ Programming
-// Guide's table, / 256): kernels that stream independent lanes ask for that many in
-// __launch_bounds__, which caps their registers at 65536 / (256 * blocks) (docs/cuda.md). An
-// architecture not listed gets 6 (1536 threads), which every one since Volta but Turing holds.
+// The threads an SM holds at once (the CUDA C++ Programming Guide's table), and so the blocks of
+// SCANGEN_CUDA_BLOCK_THREADS: kernels that stream independent lanes ask for that many blocks in
+// __launch_bounds__, which caps their registers at 65536 / (threads held) (docs/cuda.md). An
+// architecture not listed gets 1536, which every one since Volta but Turing holds.
 #if !defined(__CUDA_ARCH__)
-#define SCANGEN_CUDA_LANE_BLOCKS 8
+#define SCANGEN_CUDA_SM_THREADS 2048
 #elif __CUDA_ARCH__ == 750
-#define SCANGEN_CUDA_LANE_BLOCKS 4
+#define SCANGEN_CUDA_SM_THREADS 1024
 #elif __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
     __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
-#define SCANGEN_CUDA_LANE_BLOCKS 8
+#define SCANGEN_CUDA_SM_THREADS 2048
 #else
-#define SCANGEN_CUDA_LANE_BLOCKS 6
+#define SCANGEN_CUDA_SM_THREADS 1536
 #endif
+#define SCANGEN_CUDA_LANE_BLOCKS (SCANGEN_CUDA_SM_THREADS / SCANGEN_CUDA_BLOCK_THREADS)
 
 namespace scangen_cuda_v1 {
 
@@ -396,7 +401,8 @@ __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, 
   }
   __threadfence();
   if ((unsigned long long)key < launch->error_key) {
-    launch->error_key = (unsigned long long)key;
+    // Read without the lock by other threads' early-out above.
+    SCANGEN_CUDA_STORE_VOLATILE64(&launch->error_key, (unsigned long long)key);
     launch->error_line = line;
     launch->error_column = column;
     int n = 0, numbers = 0;
@@ -775,7 +781,8 @@ constexpr unsigned kBlockSharedBytes = 32 * 1024;
 // the host from the argument shapes): one warp at least, blocks of up to `block_limit` threads,
 // and no more blocks than the device holds at once (`max_blocks(block)`).
 template <class MaxBlocks>
-LaunchShape launch_shape(long long width, MaxBlocks&& max_blocks, unsigned block_limit = 256) {
+LaunchShape launch_shape(long long width, MaxBlocks&& max_blocks, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS) {
+  if (block_limit > SCANGEN_CUDA_BLOCK_THREADS) block_limit = SCANGEN_CUDA_BLOCK_THREADS;
   LaunchShape s;
   unsigned long long threads = width < 1 ? 1ull : (unsigned long long)width;
   unsigned long long block = (threads + 31) / 32 * 32;
@@ -822,7 +829,7 @@ inline std::string error_text(const scangen_cuda_launch& launch) {
 // same shapes launches once. `block_limit`: the most threads of a block (the emulation uses few).
 template <class Ops>
 Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
-            unsigned long long& arena_hint, unsigned block_limit = 256) {
+            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS) {
   const size_t count = args.size() + size_t(num_results);
   const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
   const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);
@@ -995,15 +1002,18 @@ class RuntimeOps {
   // Device memory through the cache of scangen_cuda_api.h: calls after the first allocate nothing.
   unsigned long long allocate(size_t bytes) {
     void* p = nullptr;
-    cudaError_t status = memory().take(&p, bytes);
+    const char* call = "";
+    cudaError_t status = memory().take(&p, bytes, &call);
     if (status == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       throw scangen::Error("out of device memory (" + std::to_string(bytes) + " bytes)", 0, 0);
     }
-    check(status, "cudaMalloc");
+    check(status, call);
     return reinterpret_cast<unsigned long long>(p);
   }
-  void release(unsigned long long address) { memory().give_back(reinterpret_cast<void*>(address)); }
+  // The launch record and a too small arena: this call's own work on them is done (launch()
+  // synchronized the stream), so the next user need not wait for the device.
+  void release(unsigned long long address) { memory().give_back(reinterpret_cast<void*>(address), false); }
   static scangen::cuda::detail::DeviceMemoryCacheV1& memory() {
     return scangen::cuda::detail::DeviceMemoryCacheV1::instance();
   }

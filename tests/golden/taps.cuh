@@ -95,11 +95,12 @@ namespace detail {
 // Device memory that calls of generated functions gave back (the launch record, and the arena of
 // results that are gone), kept for the next calls: cudaMalloc and cudaFree of the gigabytes that a
 // long scan's results take cost milliseconds, as much as the scan itself, and code written by hand
-// would allocate once. One cache serves every generated .cu of the process. A kept block is handed
-// out again only after the device has finished all its work (cudaDeviceSynchronize), as cudaFree
-// waits for it: work on any stream still reading the old results is done before the memory is
-// written again. At most kMaxKept blocks are kept, for their own device, and a block is never used
-// for less than half its size.
+// would allocate once. One cache serves every generated .cu linked into a program. A block that
+// results gave back is handed out again only after the device has finished all its work
+// (cudaDeviceSynchronize), as cudaFree waits for it: work on any stream still reading the old
+// results is done before the memory is written again. At most kMaxKept blocks are kept, for their
+// own device, and a block is never used for less than half its size. After cudaDeviceReset the
+// kept addresses are stale: call release_cached_memory() before it.
 class DeviceMemoryCacheV1 {
  public:
   static constexpr size_t kMaxKept = 8;
@@ -110,18 +111,27 @@ class DeviceMemoryCacheV1 {
     return *cache;
   }
 
+  DeviceMemoryCacheV1() { kept_.reserve(kMaxKept + 1); }  // give_back never allocates
+
   // At least `bytes` of memory of the current device in *p: a kept block, or a new one (when
   // cudaMalloc finds no room, the kept blocks of the device are freed and it is asked again).
-  cudaError_t take(void** p, size_t bytes) {
+  // On failure, `*failed_call` names the CUDA call.
+  cudaError_t take(void** p, size_t bytes, const char** failed_call = nullptr) {
+    const char* ignored = nullptr;
+    const char*& call = failed_call ? *failed_call : ignored;
+    call = "cudaGetDevice";
     int device = 0;
     cudaError_t status = cudaGetDevice(&device);
     if (status != cudaSuccess) return status;
     if (bytes == 0) bytes = 1;
-    if (take_kept(p, bytes, device)) {
-      status = cudaDeviceSynchronize();
-      if (status != cudaSuccess) give_back(*p);
+    bool settle = false;
+    if (take_kept(p, bytes, device, settle)) {
+      call = "cudaDeviceSynchronize (before reusing device memory that results gave back)";
+      status = settle ? cudaDeviceSynchronize() : cudaSuccess;
+      if (status != cudaSuccess) give_back(*p, settle);
       return status;
     }
+    call = "cudaMalloc";
     status = cudaMalloc(p, bytes);
     if (status == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
@@ -129,21 +139,30 @@ class DeviceMemoryCacheV1 {
       status = cudaMalloc(p, bytes);
     }
     if (status != cudaSuccess) return status;
-    std::lock_guard<std::mutex> lock(mutex_);
-    live_[*p] = Block{device, *p, bytes};
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      live_[*p] = Block{device, *p, bytes, false};
+    } catch (...) {  // no host memory for the entry
+      (void)cudaFree(*p);
+      return cudaErrorMemoryAllocation;
+    }
     return cudaSuccess;
   }
 
-  // Keeps a block take() gave; the oldest kept block beyond kMaxKept is freed. Anything else is
-  // ignored.
-  void give_back(void* p) {
+  // Keeps a block take() gave. `device_may_read`: work on the device may still read it (results'
+  // memory: the next user waits for the device first); false when the giver knows its own work
+  // on it is done (a call's launch record). The oldest kept block beyond kMaxKept is freed.
+  // Anything else is ignored. Never throws: it runs in destructors.
+  void give_back(void* p, bool device_may_read = true) noexcept {
     void* freed = nullptr;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = live_.find(p);
       if (it == live_.end()) return;
-      kept_.push_back(it->second);
+      Block block = it->second;
+      block.settle = device_may_read;
       live_.erase(it);
+      kept_.push_back(block);  // within the capacity reserved
       if (kept_.size() > kMaxKept) {
         freed = kept_.front().address;
         kept_.erase(kept_.begin());
@@ -176,10 +195,11 @@ class DeviceMemoryCacheV1 {
     int device = 0;
     void* address = nullptr;
     size_t bytes = 0;
+    bool settle = false;  // wait for the device before reuse
   };
 
   // The smallest kept block of `device` that holds `bytes` and is at most twice that.
-  bool take_kept(void** p, size_t bytes, int device) {
+  bool take_kept(void** p, size_t bytes, int device, bool& settle) {
     std::lock_guard<std::mutex> lock(mutex_);
     size_t best = kept_.size();
     for (size_t i = 0; i < kept_.size(); ++i) {
@@ -190,6 +210,7 @@ class DeviceMemoryCacheV1 {
     }
     if (best == kept_.size()) return false;
     *p = kept_[best].address;
+    settle = kept_[best].settle;
     live_[*p] = kept_[best];
     kept_.erase(kept_.begin() + std::ptrdiff_t(best));
     return true;

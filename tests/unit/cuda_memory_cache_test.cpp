@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE cuda_memory_cache
 #include <boost/test/unit_test.hpp>
 
+#include <string>
+
 #include "scangen_cuda_api.h"
 
 namespace f = fake_cuda_runtime;
@@ -39,6 +41,14 @@ BOOST_FIXTURE_TEST_CASE(a_block_given_back_serves_the_next_call_after_a_synchron
   BOOST_TEST(f::synchronizations == 1);  // what may still read the old results is done
   BOOST_TEST(cache.kept_blocks() == 0u);
   cache.give_back(b);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_block_whose_giver_finished_with_it_is_reused_without_waiting, Fresh) {
+  void* record = take(4096);
+  cache.give_back(record, /*device_may_read=*/false);
+  BOOST_TEST(take(4096) == record);
+  BOOST_TEST(f::synchronizations == 0);
+  cache.give_back(record);
 }
 
 BOOST_FIXTURE_TEST_CASE(the_smallest_block_that_fits_and_never_one_twice_too_large, Fresh) {
@@ -91,7 +101,9 @@ BOOST_FIXTURE_TEST_CASE(a_failed_synchronization_is_reported_and_the_block_kept,
   cache.give_back(a);
   f::synchronize_status = cudaErrorIllegalAddress;  // an earlier kernel faulted
   void* b = nullptr;
-  BOOST_TEST(cache.take(&b, 4096) == cudaErrorIllegalAddress);
+  const char* call = nullptr;
+  BOOST_TEST(cache.take(&b, 4096, &call) == cudaErrorIllegalAddress);
+  BOOST_TEST(std::string(call).rfind("cudaDeviceSynchronize", 0) == 0u);
   BOOST_TEST(cache.kept_blocks() == 1u);
 }
 

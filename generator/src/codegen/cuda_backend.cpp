@@ -448,7 +448,7 @@ class CudaBackend : public Backend {
       const lir::Function& lf = module.functions[f];
       if (jit) os << select_kernel(f);
       os << (jit ? "extern \"C\" " : "") << "__global__ void "
-         << (full_occupancy(lf, strategies[f]) ? "__launch_bounds__(256, SCANGEN_CUDA_LANE_BLOCKS) " : "") << kernel_name(f)
+         << (full_occupancy(lf, strategies[f]) ? "__launch_bounds__(SCANGEN_CUDA_BLOCK_THREADS, SCANGEN_CUDA_LANE_BLOCKS) " : "") << kernel_name(f)
          << "(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {\n"
          << "  scangen_cuda_v1::Context ctx(launch, tensors);\n"
          << "  scangen_kernels::" << lf.symbol << "(ctx";

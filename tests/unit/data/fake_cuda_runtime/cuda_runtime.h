@@ -18,11 +18,7 @@ inline std::size_t allocated = 0;
 inline cudaError_t synchronize_status = cudaSuccess;
 inline cudaError_t last_error = cudaSuccess;
 inline std::set<void*> live;
-inline void reset() {
-  current_device = mallocs = frees = synchronizations = 0;
-  capacity = ~std::size_t(0);
-  synchronize_status = last_error = cudaSuccess;
-}
+inline void reset();
 }  // namespace fake_cuda_runtime
 
 inline cudaError_t cudaGetDevice(int* device) {
@@ -58,4 +54,12 @@ inline cudaError_t cudaGetLastError() {
   cudaError_t e = fake_cuda_runtime::last_error;
   fake_cuda_runtime::last_error = cudaSuccess;
   return e;
+}
+
+// A fresh machine: what earlier tests left allocated is freed, the counters are zero.
+inline void fake_cuda_runtime::reset() {
+  while (!live.empty()) cudaFree(*live.begin());
+  current_device = mallocs = frees = synchronizations = 0;
+  capacity = ~std::size_t(0);
+  synchronize_status = last_error = cudaSuccess;
 }
