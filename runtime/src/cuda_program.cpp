@@ -321,8 +321,8 @@ class EmulationOps {
               reinterpret_cast<scangen_cuda_tensor*>(tensors));
   }
   // A small grid: blocks of 3 threads (an odd size exercises the loops' striding), and 2 blocks
-  // once the width exceeds one (the grid barrier); a width of at most 3 runs in one block, with
-  // buffers in its shared memory.
+  // once the width exceeds one block (the grid barrier); a width of at most 3 runs in one block,
+  // with buffers in its shared memory.
   static constexpr unsigned kEmulatedGrid = 2;
   static constexpr unsigned kBlockLimit = 3;
 

@@ -470,29 +470,22 @@ class Context {
 
   // `bytes` of the arena, aligned; null (and the launch asks for a larger arena) when it is full.
   __device__ void* take(unsigned long long bytes) {
-    const unsigned long long a = SCANGEN_CUDA_ARENA_ALIGNMENT;
-    unsigned long long start = (used_ + a - 1) / a * a;
-    if (bytes > launch_->arena_capacity || start > launch_->arena_capacity - bytes) {
+    unsigned long long start = 0;
+    if (!carve(used_, launch_->arena_capacity, SCANGEN_CUDA_ARENA_ALIGNMENT, bytes, start)) {
       if (leader()) {
         launch_->arena_needed = start + bytes < start ? ~0ull : start + bytes;
         launch_->status = SCANGEN_CUDA_NEEDS_ARENA;
       }
       return nullptr;
     }
-    used_ = start + bytes;
     return (void*)(launch_->arena + start);
   }
   // `bytes` of the block's shared memory when the launch is one block and they fit, else of the
   // arena. Uniform like take(): every thread takes the same buffers from the same pool.
   __device__ void* take_block_shared(unsigned long long bytes) {
-    if (gridDim.x == 1) {
-      const unsigned long long capacity = launch_->shared_capacity;
-      unsigned long long start = (shared_used_ + 15) / 16 * 16;
-      if (bytes <= capacity && start <= capacity - bytes) {
-        shared_used_ = start + bytes;
-        return (void*)(SCANGEN_CUDA_SHARED_POOL() + start);
-      }
-    }
+    unsigned long long start = 0;
+    if (gridDim.x == 1 && carve(shared_used_, launch_->shared_capacity, 16, bytes, start))
+      return (void*)(SCANGEN_CUDA_SHARED_POOL() + start);
     return take(bytes);
   }
   // A valid address for a buffer of no elements.
@@ -526,6 +519,16 @@ class Context {
   scangen_cuda_tensor* tensors_;
   long long rank_;
   long long width_;
+  // Takes `bytes` at `alignment` from a pool of `capacity` bytes whose first `used` are taken:
+  // `start` is their offset, or, when they do not fit, where they would have begun.
+  __device__ static bool carve(unsigned long long& used, unsigned long long capacity, unsigned long long alignment,
+                               unsigned long long bytes, unsigned long long& start) {
+    start = (used + alignment - 1) / alignment * alignment;
+    if (bytes > capacity || start > capacity - bytes) return false;
+    used = start + bytes;
+    return true;
+  }
+
   unsigned long long used_ = 0;
   unsigned long long shared_used_ = 0;
   unsigned int phase_ = 0;  // barriers passed
