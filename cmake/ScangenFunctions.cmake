@@ -32,6 +32,11 @@
 # (The generated header's include guard is named after the .scan file's stem only, so two such
 # headers in one translation unit need `#undef SCANGEN_GENERATED_<STEM>_H` between them;
 # bench/rewrite_bench.cpp does this.)
+# The flags emitted C++ is compiled with, here and by the CPU JIT (runtime/CMakeLists.txt passes
+# them on): no FMA contraction, so that results match the reference interpreter bit for bit; and
+# integer arithmetic that wraps with plain operators (templates/common/scangen_scalar.h says why).
+set(SCANGEN_EMITTED_CXX_FLAGS -ffp-contract=off -fwrapv -DSCANGEN_FWRAPV)
+
 function(scangen_add_library target)
   cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN;TARGET" "SOURCES" ${ARGN})
   if(NOT ARG_SOURCES)
@@ -102,9 +107,9 @@ function(scangen_add_library target)
   add_library(${target} STATIC ${generated})
   target_include_directories(${target} PUBLIC ${out_dir} ${CMAKE_CURRENT_BINARY_DIR})
   target_compile_features(${target} PUBLIC cxx_std_17)
-  # The generated loops are exact IEEE arithmetic: no contraction into FMAs, so that results match
-  # the reference interpreter bit for bit.
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>
+  # The generated loops are exact IEEE arithmetic (no FMA contraction) and wrapping integer
+  # arithmetic, so that results match the reference interpreter bit for bit.
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${SCANGEN_EMITTED_CXX_FLAGS}>"
                                            $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
   if("cuda" IN_LIST backends)
     target_compile_features(${target} PUBLIC cuda_std_17)

@@ -132,9 +132,11 @@ void release_with_free(void* owner) { std::free(owner); }
 // CxxCompiler
 
 std::vector<std::string> CxxCompiler::default_flags() {
-  return {
-      "-std=c++17", "-O3",     "-march=native",       "-ffp-contract=off",        "-fno-math-errno",
-      "-fPIC",      "-shared", "-fvisibility=hidden", "-DSCANGEN_EMIT_MODULE_ABI"};
+  std::vector<std::string> flags = {"-std=c++17", "-O3", "-march=native", "-fno-math-errno", "-fPIC", "-shared",
+                                    "-fvisibility=hidden", "-DSCANGEN_EMIT_MODULE_ABI"};
+  // What emitted code needs, defined once in cmake/ScangenFunctions.cmake.
+  for (std::string& flag : split_on_space(SCANGEN_EMITTED_CXX_FLAGS)) flags.push_back(std::move(flag));
+  return flags;
 }
 
 CxxCompiler CxxCompiler::from_environment() {

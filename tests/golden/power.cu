@@ -141,9 +141,20 @@ template <class T> using unsigned_t = typename unsigned_of<T>::type;
 template <class T> SCANGEN_SCALAR_FN constexpr T int_max() { return static_cast<T>(~unsigned_t<T>(0) >> 1); }
 template <class T> SCANGEN_SCALAR_FN constexpr T int_min() { return static_cast<T>(-int_max<T>() - 1); }
 
-// Integer arithmetic wraps around (two's complement), as in NumPy.
+// Integer arithmetic wraps around (two's complement), as in NumPy. Code compiled with -fwrapv
+// (the JIT and scangen_add_library pass it with -DSCANGEN_FWRAPV) uses the plain operators, which
+// then wrap; other code computes in the unsigned type. Plain operators are not only shorter: GCC 12
+// at -O3 vectorizes integer reductions whose accumulator passes through the sign conversions into
+// wrong sums (a sum along an axis of a few elements: samples/regressions/integer_reductions.scan).
+// SCANGEN_FWRAPV without -fwrapv would be undefined behaviour.
+#if defined(SCANGEN_FWRAPV) && !defined(__CUDACC__)
+template <class T> constexpr bool computes_unsigned_v = false;
+#else
+template <class T> constexpr bool computes_unsigned_v = is_int_v<T>;
+#endif
+
 template <class T> SCANGEN_SCALAR_FN T add(T a, T b) {
-  if constexpr (is_int_v<T>) {
+  if constexpr (computes_unsigned_v<T>) {
     using U = unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
   } else {
@@ -151,7 +162,7 @@ template <class T> SCANGEN_SCALAR_FN T add(T a, T b) {
   }
 }
 template <class T> SCANGEN_SCALAR_FN T sub(T a, T b) {
-  if constexpr (is_int_v<T>) {
+  if constexpr (computes_unsigned_v<T>) {
     using U = unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
   } else {
@@ -159,7 +170,7 @@ template <class T> SCANGEN_SCALAR_FN T sub(T a, T b) {
   }
 }
 template <class T> SCANGEN_SCALAR_FN T mul(T a, T b) {
-  if constexpr (is_int_v<T>) {
+  if constexpr (computes_unsigned_v<T>) {
     using U = unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   } else {
@@ -167,7 +178,7 @@ template <class T> SCANGEN_SCALAR_FN T mul(T a, T b) {
   }
 }
 template <class T> SCANGEN_SCALAR_FN T neg(T a) {
-  if constexpr (is_int_v<T>) {
+  if constexpr (computes_unsigned_v<T>) {
     using U = unsigned_t<T>;
     return static_cast<T>(U(0) - static_cast<U>(a));
   } else {

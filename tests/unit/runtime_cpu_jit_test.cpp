@@ -104,9 +104,10 @@ BOOST_AUTO_TEST_CASE(from_environment) {
   ScopedEnv flags("SCANGEN_CXXFLAGS", std::nullopt);
   CxxCompiler defaults = CxxCompiler::from_environment();
   BOOST_TEST(!defaults.executable.empty());
-  const std::vector<std::string> expected_flags = {
-      "-std=c++17", "-O3",     "-march=native",       "-ffp-contract=off",        "-fno-math-errno",
-      "-fPIC",      "-shared", "-fvisibility=hidden", "-DSCANGEN_EMIT_MODULE_ABI"};
+  const std::vector<std::string> expected_flags = {"-std=c++17",         "-O3",         "-march=native",
+                                                   "-fno-math-errno",    "-fPIC",       "-shared",
+                                                   "-fvisibility=hidden", "-DSCANGEN_EMIT_MODULE_ABI",
+                                                   "-ffp-contract=off",  "-fwrapv",     "-DSCANGEN_FWRAPV"};
   BOOST_TEST(defaults.flags == expected_flags, boost::test_tools::per_element());
   {
     ScopedEnv empty("CXX", "");

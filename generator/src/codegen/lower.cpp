@@ -233,11 +233,14 @@ class FunctionLowering {
   // ---- emission into the current block
   void emit(StmtRef s) { cur->push_back(std::move(s)); }
 
+  // Binds `value` as it is now. A mutable variable (a decl) is copied: its later assignments (a
+  // scalar state's registers rotating at the end of a step) must not change what was bound.
   ExprRef let(const std::string& hint, ExprRef value) {
-    if (value->kind == lir::ExprKind::Imm || value->kind == lir::ExprKind::Var) return value;
-    // The same pure computation already bound in an enclosing block is reused (loads are not:
-    // memory may change in between).
-    bool pure = !lir::has_load(value);
+    if (value->kind == lir::ExprKind::Imm) return value;
+    if (value->kind == lir::ExprKind::Var && (value->pointer || !mutable_vars_.count(value->name))) return value;
+    // The same pure computation already bound in an enclosing block is reused (loads and mutable
+    // variables are not: memory and the variable may change in between).
+    bool pure = !lir::has_load(value) && !reads_mutable(value);
     size_t hash = pure ? lir::hash_expr(value) : 0;
     if (pure)
       for (const auto& scope : scopes_) {
@@ -275,6 +278,7 @@ class FunctionLowering {
     s->vtype = lir::VarType::scalar(init->type);
     s->value = std::move(init);
     emit(s);
+    mutable_vars_.insert(s->var);
     return lir::var(s->var, s->value->type);
   }
 
@@ -418,6 +422,14 @@ class FunctionLowering {
  private:
   const ir::Function& fn_;
   lir::Function& out_;
+  bool reads_mutable(const ExprRef& e) const {
+    std::vector<std::string> reads;
+    lir::collect_reads(e, reads);
+    return std::any_of(reads.begin(), reads.end(), [&](const std::string& r) { return mutable_vars_.count(r) > 0; });
+  }
+
+  // Variables declared mutable (decl), which assignments change.
+  std::set<std::string> mutable_vars_;
   // Pure lets bound in each open block, innermost last.
   std::vector<std::unordered_multimap<size_t, std::pair<ExprRef, ExprRef>>> scopes_{1};
 };
@@ -1530,8 +1542,9 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         inner.value_into(result, current[size_t(i)]);
       }
     }
+    // The condition as it is before the registers rotate (it may be a bare read of one of them).
     ExprRef stop;
-    if (info.has_until) stop = inner.value(body.results.back()).scalar;
+    if (info.has_until) stop = F.let("stop", inner.value(body.results.back()).scalar);
     // Scalar states move one step back: X[t - k] becomes X[t - k - 1].
     for (size_t s = 0; s < states.size(); ++s) {
       StateStorage& st = states[s];
