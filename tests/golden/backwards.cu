@@ -721,8 +721,8 @@ __device__ void backwards_impl(sgc::Context& ctx, const float* u, int64_t u_d0, 
   sgc::Storage<float> x_storage;
   // scan at 3:13
   const int64_t v = sg::sub(u_d0, u_d0);
-  const int64_t bound = sg::min<int64_t>(sg::max<int64_t>(((v < 0) ? (v + u_d0) : v), 0), u_d0);
   const int64_t v_2 = sg::add(v, u_d0);
+  const int64_t bound = sg::min<int64_t>(sg::max<int64_t>(((v < 0) ? (v + u_d0) : v), 0), u_d0);
   const int64_t bound_2 = sg::min<int64_t>(sg::max<int64_t>(((v_2 < 0) ? (v_2 + u_d0) : v_2), 0), u_d0);
   const int64_t length = sg::max<int64_t>((bound_2 - bound), 0);
   const float* const view = u + bound;

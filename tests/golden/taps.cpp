@@ -341,9 +341,9 @@ void taps_impl(const float* u, int64_t u_d0, const float* x0, int64_t x0_d0, sca
   scangen_rt_v1::Storage<float> x_storage;
   if (!(x0_d0 == 2)) scangen_rt_v1::fail(2, 20, "argument 'x0' of 'taps': dimension 0 is ", int64_t{x0_d0}, " but must be 2");
   // scan at 3:13
-  const int64_t bound = sg::min<int64_t>(0, u_d0);
   const int64_t v = sg::sub(u_d0, int64_t{2});
   const int64_t v_2 = sg::max(v, int64_t{0});
+  const int64_t bound = sg::min<int64_t>(0, u_d0);
   const int64_t bound_2 = sg::min<int64_t>(sg::max<int64_t>(((v_2 < 0) ? (v_2 + u_d0) : v_2), 0), u_d0);
   const int64_t length = sg::max<int64_t>((bound_2 - bound), 0);
   const float* __restrict const view = u + bound;

@@ -558,14 +558,51 @@ BOOST_AUTO_TEST_CASE(explicit_param_variance) {
   Value r2 = b.arange(b.int_constant(0), g.params[0], std::nullopt, {});
   Value sum = b.binary(BinaryOp::Add, b.cast(r1, DType::I64, {}), g.params[0], {});
   g.results = {r1, r2, sum};
-  StepVariance v(g, {true, false});
+  StepVariance v(g, {true, false}, {{}, {}});
   BOOST_TEST(!v.value_varies(r1));
   BOOST_TEST(!v.shape_varies(r1));
   BOOST_TEST(v.value_varies(r2));
   BOOST_TEST(v.shape_varies(r2));
   BOOST_TEST(v.value_varies(sum));
   BOOST_TEST(!v.shape_varies(sum));
-  BOOST_TEST(throws_internal([&] { StepVariance(g, {true}); }));
+  BOOST_TEST(throws_internal([&] { StepVariance(g, {true}, {{}}); }));
+  BOOST_TEST(throws_internal([&] { StepVariance(g, {true, false}, {{}}); }));
+}
+
+// Sizes vary dimension by dimension: what drops or reduces a varying dimension has a fixed shape
+// (issue 12: `sum(z, axis = 0)` of an inner scan that stops on `until`, `r[-1]`, `r @ r`).
+BOOST_AUTO_TEST_CASE(dimensions_vary_one_by_one) {
+  Builder b;
+  Graph g;
+  Dim unknown = Dim::fresh_unknown();
+  // p: f32[?, 3] whose first dimension varies; q: f32[?] whose only dimension does not.
+  g.params = {b.param(Type(DType::F32, {unknown, Dim::constant(3)}), 0, "p", {}),
+              b.param(Type(DType::F32, {Dim::fresh_unknown()}), 1, "q", {})};
+  const Value &p = g.params[0], &q = g.params[1];
+  Value sum0 = b.reduce(ReduceOp::Sum, p, 0, {});
+  Value sum1 = b.reduce(ReduceOp::Sum, p, 1, {});
+  Value last_row = b.index(p, {IndexSpec{}}, {b.int_constant(-1)}, {});
+  IndexSpec from_one{IndexSpec::Kind::Slice, true, false};
+  Value tail = b.index(p, {from_one}, {b.int_constant(1)}, {});
+  Value rows = b.dim_size(p, 0, {});
+  Value cols = b.dim_size(p, 1, {});
+  Value column = b.index(p, {IndexSpec{IndexSpec::Kind::Slice, false, false}, IndexSpec{}}, {b.int_constant(0)}, {});
+  Value dot = b.matmul(column, column, {});
+  Value outer = b.matmul(b.reduce(ReduceOp::Sum, p, 1, {}), p, {});
+  Value mixed = b.binary(BinaryOp::Add, b.cast(q, DType::F32, {}), b.reduce(ReduceOp::Max, p, 1, {}), {});
+  g.results = {sum0, sum1, last_row, tail, rows, cols, dot, outer, mixed};
+  StepVariance v(g, {true, true}, {{true, false}, {false}});
+  BOOST_TEST((v.dims_vary(p) == std::vector<bool>{true, false}));
+  BOOST_TEST(!v.shape_varies(sum0));
+  BOOST_TEST(v.shape_varies(sum1));
+  BOOST_TEST(!v.shape_varies(last_row));
+  BOOST_TEST((v.dims_vary(tail) == std::vector<bool>{true, false}));
+  BOOST_TEST(v.value_varies(rows));
+  BOOST_TEST(!v.value_varies(cols));
+  BOOST_TEST(!v.shape_varies(dot));
+  BOOST_TEST(!v.shape_varies(outer));
+  // Broadcasting a varying dimension with one that does not vary may still vary (it may be 1).
+  BOOST_TEST(v.shape_varies(mixed));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

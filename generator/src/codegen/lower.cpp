@@ -152,17 +152,21 @@ class GraphLowering {
     params_.at(i) = std::move(t);
     available_memo_.clear();
   }
+  // The dims of v. While shapes only are computed, a dim that depends on a step value not known
+  // yet is null (ir/analysis.h: a step value may have such a dim, an output's rows never do).
   std::vector<ExprRef> dims(const Value& v);
   Tensor value(const Value& v);
   // Computes v into `dest` (room for all its elements); returns the value as it is then known.
   Tensor value_into(const Value& v, const ExprRef& dest);
-  // Whether v can be computed here (it does not need a step value that is not known yet).
+  // Whether v can be computed here (it does not need a step value that is not known yet; a size
+  // needs only that dim of its operand).
   bool available(const Value& v) {
     if (const auto* p = v.node->as<ir::ParamNode>()) {
       const Tensor& t = params_.at(size_t(p->index()));
       return t.rank == 0 ? bool(t.scalar) : bool(t.data);
     }
     if (value_memo_.count(v.node.get())) return true;
+    if (const auto* d = v.node->as<ir::DimSizeNode>()) return dims(d->input(0)).at(size_t(d->axis())) != nullptr;
     auto it = available_memo_.find(v.node.get());
     if (it != available_memo_.end()) return it->second;
     bool ok = true;
@@ -178,9 +182,26 @@ class GraphLowering {
   // runs the broadcasting, shape and size checks; an index out of range, an integer division by
   // zero, a max of nothing, '@' of mismatched sizes, set/inc and scans fail only in value()).
   bool may_fail(const Value& v);
-  // Set on the lowering that only computes the step shapes of a scan before its loop: step values
-  // are not known there, and nothing is computed for its values' errors.
+  // Set on a lowering that only computes the step shapes of a nested scan: step values are not
+  // known there, and nothing is computed for its values' errors.
   bool shapes_only = false;
+
+  // The step shapes of a scan's outputs, computed before its loop on the lowering of its body
+  // (step values are not known yet; the dims computed serve the loop too).
+  void begin_step_shapes() {
+    shapes_only = true;
+    defer_failures_ = true;
+  }
+  void end_step_shapes() {
+    shapes_only = false;
+    defer_failures_ = false;
+    partial_dims_memo_.clear();
+  }
+  // In the step: computes the values whose errors a size of them deferred (see scalar_node).
+  void compute_deferred() {
+    for (const Value& v : deferred_) value(v);
+    deferred_.clear();
+  }
 
  private:
   struct PairHash {
@@ -190,6 +211,12 @@ class GraphLowering {
   };
 
   std::vector<ExprRef> node_dims(const ir::Node& n, int output);
+  std::vector<ExprRef> broadcast_dims(const ir::Node& n);
+  std::vector<ExprRef> index_dims(const ir::IndexNode& n);
+  std::vector<ExprRef> scan_dims(const ir::ScanNode& n, int output);
+  // A scalar operand that sizes a value (an arange's bounds, a fill's sizes, a slice's bounds, a
+  // scan's steps); null while shapes only are computed and it depends on the step.
+  ExprRef size_operand(const Value& v) { return shapes_only && !available(v) ? nullptr : value(v).scalar; }
   std::vector<Tensor> node_value(const ir::Node& n, const ExprRef& dest);
   Tensor scalar_node(const ir::Node& n);
   ExprRef scalar_op(const ir::Node& n, const std::vector<ExprRef>& in);
@@ -218,6 +245,10 @@ class GraphLowering {
   const ir::Graph& graph_;
   std::vector<Tensor> params_;
   std::unordered_map<const ir::Node*, std::vector<std::vector<ExprRef>>> dims_memo_;
+  // Dims with a null entry, valid only while shapes only are computed.
+  std::unordered_map<const ir::Node*, std::vector<std::vector<ExprRef>>> partial_dims_memo_;
+  bool defer_failures_ = false;
+  std::vector<Value> deferred_;
   std::unordered_map<const ir::Node*, std::vector<Tensor>> value_memo_;
   std::unordered_map<const ir::Node*, bool> available_memo_;
   std::unordered_map<const ir::Node*, bool> may_fail_memo_;
@@ -484,13 +515,18 @@ bool GraphLowering::may_fail(const Value& v) {
 
 std::vector<ExprRef> GraphLowering::dims(const Value& v) {
   if (const auto* p = v.node->as<ir::ParamNode>()) return params_.at(size_t(p->index())).dims;
-  auto it = dims_memo_.find(v.node.get());
-  if (it == dims_memo_.end()) {
-    std::vector<std::vector<ExprRef>> all;
-    for (int i = 0; i < v.node->num_outputs(); ++i) all.push_back(node_dims(*v.node, i));
-    it = dims_memo_.emplace(v.node.get(), std::move(all)).first;
+  const ir::Node* n = v.node.get();
+  if (auto it = dims_memo_.find(n); it != dims_memo_.end()) return it->second.at(size_t(v.index));
+  if (auto it = partial_dims_memo_.find(n); it != partial_dims_memo_.end()) return it->second.at(size_t(v.index));
+  std::vector<std::vector<ExprRef>> all;
+  bool partial = false;
+  for (int i = 0; i < n->num_outputs(); ++i) {
+    all.push_back(node_dims(*n, i));
+    for (const ExprRef& d : all.back()) partial = partial || !d;
   }
-  return it->second.at(size_t(v.index));
+  SCANGEN_CHECK(!partial || shapes_only, "a dim that depends on a step value, in the step");
+  auto& memo = partial ? partial_dims_memo_ : dims_memo_;
+  return memo.emplace(n, std::move(all)).first->second.at(size_t(v.index));
 }
 
 Tensor GraphLowering::value(const Value& v) {
@@ -545,15 +581,15 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
     case NodeKind::Constant:
     case NodeKind::DimSize: return {};
     case NodeKind::Arange: {
-      Tensor a = value(n.input(0)), b = value(n.input(1));
-      return known({F.let("length", lir::max(lir::sub(b.scalar, a.scalar), lir::i64(0)))});
+      ExprRef a = size_operand(n.input(0)), b = size_operand(n.input(1));
+      return known({a && b ? F.let("length", lir::max(lir::sub(b, a), lir::i64(0))) : nullptr});
     }
     case NodeKind::Fill: {
       std::vector<ExprRef> d;
       for (int i = 1; i < n.num_inputs(); ++i) {
-        ExprRef size = value(n.input(i)).scalar;
+        ExprRef size = size_operand(n.input(i));
         // Sizes taken from another value's shape cannot be negative.
-        if (n.input(i).node->kind() != NodeKind::DimSize)
+        if (size && n.input(i).node->kind() != NodeKind::DimSize)
           F.check(lir::ge(size, lir::i64(0)), n.loc(),
                 {{"dimension " + std::to_string(i - 1) + " of the result is ", nullptr}, {"", size},
                  {"; sizes must be >= 0", nullptr}});
@@ -569,7 +605,7 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       std::vector<ExprRef> d = dims(n.input(0));
       for (size_t axis = 0; axis < c->checks().size(); ++axis) {
         const DimCheck& k = c->checks()[axis];
-        if (k.kind == DimCheck::Kind::None) continue;
+        if (k.kind == DimCheck::Kind::None || !d[axis]) continue;  // an unknown dim is checked in the step
         ExprRef want = k.kind == DimCheck::Kind::Const ? lir::i64(k.value) : value(n.input(int(k.value))).scalar;
         std::vector<MessagePart> msg{{c->what() + ": dimension " + std::to_string(axis) + " is ", nullptr},
                                      {"", d[axis]},
@@ -580,55 +616,10 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       return d;
     }
     case NodeKind::Binary:
-    case NodeKind::Select: {
-      // NumPy broadcasting, statically where the IR knows the dims are equal or 1.
-      std::vector<std::vector<ExprRef>> in;
-      std::vector<const ir::Type*> in_types;
-      int first = n.kind() == NodeKind::Select ? 0 : 0;
-      for (int i = first; i < n.num_inputs(); ++i) {
-        in.push_back(dims(n.input(i)));
-        in_types.push_back(&n.input(i).type());
-      }
-      size_t rank = size_t(type.rank());
-      std::vector<ExprRef> out(rank);
-      for (size_t d = 0; d < rank; ++d) {
-        ExprRef result;
-        std::vector<ExprRef> candidates;
-        for (size_t k = 0; k < in.size(); ++k) {
-          size_t r = in[k].size();
-          if (d + r < rank) continue;
-          size_t j = d + r - rank;
-          const ir::Dim& sd = in_types[k]->shape[j];
-          if (sd.is_const(1)) continue;
-          if (sd.same_as(type.shape[d])) {
-            result = in[k][j];
-            continue;
-          }
-          candidates.push_back(in[k][j]);
-        }
-        if (!result) result = lir::i64(1);
-        for (const ExprRef& c : candidates) {
-          if (lir::same_expr(c, result)) continue;
-          // result = broadcast(result, c), failing like the interpreter when neither is 1.
-          ExprRef ok = lir::logical_or(lir::logical_or(lir::eq(c, result), lir::eq(c, lir::i64(1))),
-                                       lir::eq(result, lir::i64(1)));
-          std::vector<MessagePart> msg{{"shapes ", nullptr}};
-          auto a = shape_parts(in[0]);
-          msg.insert(msg.end(), a.begin(), a.end());
-          msg.push_back({" and ", nullptr});
-          auto b = shape_parts(in.size() > 1 ? in[1] : in[0]);
-          msg.insert(msg.end(), b.begin(), b.end());
-          msg.push_back({" cannot be broadcast together", nullptr});
-          F.check(ok, n.loc(), msg);
-          result = F.let("size", lir::select(lir::eq(result, lir::i64(1)), c, result));
-        }
-        out[d] = result;
-      }
-      return known(out);
-    }
+    case NodeKind::Select: return known(broadcast_dims(n));
     case NodeKind::Reshape: {
       std::vector<ExprRef> d;
-      for (int i = 1; i < n.num_inputs(); ++i) d.push_back(value(n.input(i)).scalar);
+      for (int i = 1; i < n.num_inputs(); ++i) d.push_back(size_operand(n.input(i)));
       return known(d);
     }
     case NodeKind::Reduce: {
@@ -644,103 +635,166 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       if (b.size() == 2) d.push_back(b[1]);
       return d;
     }
-    case NodeKind::Index: {
-      // Only the slices decide the shape; their bounds are values.
-      const auto* idx = n.as<ir::IndexNode>();
-      std::vector<ExprRef> x = dims(n.input(0)), d;
-      int op = 1;
-      for (size_t i = 0; i < x.size(); ++i) {
-        if (i >= idx->specs().size()) {
-          d.push_back(x[i]);
-          continue;
-        }
-        const IndexSpec& s = idx->specs()[i];
-        if (s.kind == IndexSpec::Kind::Scalar) {
-          ++op;
-          continue;
-        }
-        if (!s.has_lo && !s.has_hi) {
-          d.push_back(x[i]);
-          continue;
-        }
-        ExprRef n_i = x[i];
-        auto clamp = [&](ExprRef v) {
-          ExprRef wrapped = lir::select(lir::lt(v, lir::i64(0)), lir::add(v, n_i), v);
-          return F.let("bound", lir::min(lir::max(wrapped, lir::i64(0)), n_i));
-        };
-        ExprRef lo = s.has_lo ? clamp(value(n.input(op++)).scalar) : lir::i64(0);
-        ExprRef hi = s.has_hi ? clamp(value(n.input(op++)).scalar) : n_i;
-        d.push_back(F.let("length", lir::max(lir::sub(hi, lo), lir::i64(0))));
-      }
-      return known(d);
-    }
-    case NodeKind::Scan: {
-      // The step count and the step shape without running the scan, unless it stops on `until`
-      // (see ir/analysis.h: whatever a shape needs does not change from step to step).
-      const auto* scan = n.as<ir::ScanNode>();
-      const ir::ScanInfo& info = scan->info();
-      if (value_memo_.count(&n) || info.has_until) return value(n.output(output)).dims;
-      ExprRef steps;
-      if (info.has_steps) {
-        steps = F.let("steps", lir::max(value(n.input(info.steps_input())).scalar, lir::i64(0)));
-      } else {
-        for (size_t s = 0; s < info.sequences.size(); ++s) {
-          ExprRef allowed = lir::max(lir::sub(dims(n.input(info.sequence_input(int(s))))[0],
-                                              lir::i64(info.sequences[s].span())),
-                                     lir::i64(0));
-          steps = F.let("steps", s == 0 ? allowed : lir::min(steps, allowed));
-        }
-      }
-      std::vector<ExprRef> d{steps};
-      if (output < int(info.states.size())) {
-        std::vector<ExprRef> init = dims(n.input(info.init_input(output)));
-        if (info.states[size_t(output)].init_has_rows()) init.erase(init.begin());
-        d.insert(d.end(), init.begin(), init.end());
-        return known(d);
-      }
-      const ir::Graph& body = scan->body();
-      std::vector<Tensor> params(body.params.size());
-      params[size_t(info.body_index_param())].dtype = DType::I64;
-      for (size_t s = 0; s < info.sequences.size(); ++s) {
-        const Value& seq = n.input(info.sequence_input(int(s)));
-        std::vector<ExprRef> sd = dims(seq);
-        for (size_t k = 0; k < info.sequences[s].taps.size(); ++k) {
-          Tensor& p = params[size_t(info.body_sequence_param(int(s), int(k)))];
-          p.dtype = seq.type().dtype;
-          p.rank = seq.type().rank() - 1;
-          p.dims.assign(sd.begin() + 1, sd.end());
-        }
-      }
-      for (size_t s = 0; s < info.states.size(); ++s) {
-        std::vector<ExprRef> init = dims(n.input(info.init_input(int(s))));
-        if (info.states[s].init_has_rows()) init.erase(init.begin());
-        for (size_t k = 0; k < info.states[s].lags.size(); ++k) {
-          Tensor& p = params[size_t(info.body_state_param(int(s), int(k)))];
-          p.dtype = n.input(info.init_input(int(s))).type().dtype;
-          p.rank = int(init.size());
-          p.dims = init;
-        }
-      }
-      for (int p = 0; p < info.num_params; ++p) {
-        const Value& in = n.input(info.param_input(p));
-        Tensor t;
-        if (available(in)) {
-          t = value(in);
-        } else {
-          t.dtype = in.type().dtype;
-          t.rank = in.type().rank();
-          t.dims = dims(in);
-        }
-        params[size_t(info.body_param(p))] = t;
-      }
-      GraphLowering shapes(F, body, std::move(params));
-      shapes.shapes_only = true;
-      std::vector<ExprRef> row = shapes.dims(body.results[size_t(output)]);
-      d.insert(d.end(), row.begin(), row.end());
-      return known(d);
-    }
+    case NodeKind::Index: return known(index_dims(*n.as<ir::IndexNode>()));
+    case NodeKind::Scan: return known(scan_dims(*n.as<ir::ScanNode>(), output));
   }
   SCANGEN_UNREACHABLE("unknown node kind");
+}
+
+// NumPy broadcasting, statically where the IR knows the dims are equal or 1. A dim that depends on
+// a step value not known yet leaves the result's unknown (and its check to the step).
+std::vector<ExprRef> GraphLowering::broadcast_dims(const ir::Node& n) {
+  const ir::Type& type = n.output_types()[0];
+  std::vector<std::vector<ExprRef>> in;
+  std::vector<const ir::Type*> in_types;
+  for (int i = 0; i < n.num_inputs(); ++i) {
+    in.push_back(dims(n.input(i)));
+    in_types.push_back(&n.input(i).type());
+  }
+  size_t rank = size_t(type.rank());
+  std::vector<ExprRef> out(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    ExprRef result;
+    std::vector<ExprRef> candidates;
+    bool unknown = false;
+    for (size_t k = 0; k < in.size(); ++k) {
+      size_t r = in[k].size();
+      if (d + r < rank) continue;
+      size_t j = d + r - rank;
+      const ir::Dim& sd = in_types[k]->shape[j];
+      if (sd.is_const(1)) continue;
+      unknown = unknown || !in[k][j];
+      if (sd.same_as(type.shape[d])) {
+        result = in[k][j];
+        continue;
+      }
+      candidates.push_back(in[k][j]);
+    }
+    if (unknown) continue;
+    if (!result) result = lir::i64(1);
+    for (const ExprRef& c : candidates) {
+      if (lir::same_expr(c, result)) continue;
+      // result = broadcast(result, c), failing like the interpreter when neither is 1.
+      ExprRef ok = lir::logical_or(lir::logical_or(lir::eq(c, result), lir::eq(c, lir::i64(1))),
+                                   lir::eq(result, lir::i64(1)));
+      std::vector<MessagePart> msg{{"shapes ", nullptr}};
+      auto a = shape_parts(in[0]);
+      msg.insert(msg.end(), a.begin(), a.end());
+      msg.push_back({" and ", nullptr});
+      auto b = shape_parts(in.size() > 1 ? in[1] : in[0]);
+      msg.insert(msg.end(), b.begin(), b.end());
+      msg.push_back({" cannot be broadcast together", nullptr});
+      F.check(ok, n.loc(), msg);
+      result = F.let("size", lir::select(lir::eq(result, lir::i64(1)), c, result));
+    }
+    out[d] = result;
+  }
+  return out;
+}
+
+// Only the slices decide the shape; their bounds are values.
+std::vector<ExprRef> GraphLowering::index_dims(const ir::IndexNode& n) {
+  std::vector<ExprRef> x = dims(n.input(0)), d;
+  int op = 1;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (i >= n.specs().size()) {
+      d.push_back(x[i]);
+      continue;
+    }
+    const IndexSpec& s = n.specs()[i];
+    if (s.kind == IndexSpec::Kind::Scalar) {
+      ++op;
+      continue;
+    }
+    if (!s.has_lo && !s.has_hi) {
+      d.push_back(x[i]);
+      continue;
+    }
+    ExprRef n_i = x[i];
+    ExprRef lo_value = s.has_lo ? size_operand(n.input(op++)) : lir::i64(0);
+    ExprRef hi_value = s.has_hi ? size_operand(n.input(op++)) : n_i;
+    if (!n_i || !lo_value || !hi_value) {
+      d.push_back(nullptr);
+      continue;
+    }
+    auto clamp = [&](ExprRef v) {
+      ExprRef wrapped = lir::select(lir::lt(v, lir::i64(0)), lir::add(v, n_i), v);
+      return F.let("bound", lir::min(lir::max(wrapped, lir::i64(0)), n_i));
+    };
+    ExprRef lo = s.has_lo ? clamp(lo_value) : lir::i64(0);
+    ExprRef hi = s.has_hi ? clamp(hi_value) : n_i;
+    d.push_back(F.let("length", lir::max(lir::sub(hi, lo), lir::i64(0))));
+  }
+  return d;
+}
+
+// The step count and the step shape of a nested scan without running it, unless it stops on
+// `until` (see ir/analysis.h: whatever an output's shape needs does not change from step to step).
+std::vector<ExprRef> GraphLowering::scan_dims(const ir::ScanNode& n, int output) {
+  const ir::ScanInfo& info = n.info();
+  const Value out = n.output(output);
+  if (value_memo_.count(&n) || (info.has_until && (!shapes_only || available(out)))) return value(out).dims;
+  ExprRef steps;  // null: with `until`, or sized by a step value not known yet
+  if (info.has_steps) {
+    if (ExprRef given = size_operand(n.input(info.steps_input()))) steps = F.let("steps", lir::max(given, lir::i64(0)));
+  } else if (!info.has_until) {
+    bool known_steps = true;
+    for (size_t s = 0; s < info.sequences.size(); ++s) {
+      ExprRef length = dims(n.input(info.sequence_input(int(s))))[0];
+      known_steps = known_steps && length;
+      if (!known_steps) break;
+      ExprRef allowed = lir::max(lir::sub(length, lir::i64(info.sequences[s].span())), lir::i64(0));
+      steps = F.let("steps", s == 0 ? allowed : lir::min(steps, allowed));
+    }
+    if (!known_steps) steps = nullptr;
+  }
+  std::vector<ExprRef> d{steps};
+  if (output < int(info.states.size())) {
+    std::vector<ExprRef> init = dims(n.input(info.init_input(output)));
+    if (info.states[size_t(output)].init_has_rows()) init.erase(init.begin());
+    d.insert(d.end(), init.begin(), init.end());
+    return d;
+  }
+  const ir::Graph& body = n.body();
+  std::vector<Tensor> params(body.params.size());
+  params[size_t(info.body_index_param())].dtype = DType::I64;
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    const Value& seq = n.input(info.sequence_input(int(s)));
+    std::vector<ExprRef> sd = dims(seq);
+    for (size_t k = 0; k < info.sequences[s].taps.size(); ++k) {
+      Tensor& p = params[size_t(info.body_sequence_param(int(s), int(k)))];
+      p.dtype = seq.type().dtype;
+      p.rank = seq.type().rank() - 1;
+      p.dims.assign(sd.begin() + 1, sd.end());
+    }
+  }
+  for (size_t s = 0; s < info.states.size(); ++s) {
+    std::vector<ExprRef> init = dims(n.input(info.init_input(int(s))));
+    if (info.states[s].init_has_rows()) init.erase(init.begin());
+    for (size_t k = 0; k < info.states[s].lags.size(); ++k) {
+      Tensor& p = params[size_t(info.body_state_param(int(s), int(k)))];
+      p.dtype = n.input(info.init_input(int(s))).type().dtype;
+      p.rank = int(init.size());
+      p.dims = init;
+    }
+  }
+  for (int p = 0; p < info.num_params; ++p) {
+    const Value& in = n.input(info.param_input(p));
+    Tensor t;
+    if (available(in)) {
+      t = value(in);
+    } else {
+      t.dtype = in.type().dtype;
+      t.rank = in.type().rank();
+      t.dims = dims(in);
+    }
+    params[size_t(info.body_param(p))] = t;
+  }
+  GraphLowering shapes(F, body, std::move(params));
+  shapes.shapes_only = true;
+  std::vector<ExprRef> row = shapes.dims(body.results[size_t(output)]);
+  d.insert(d.end(), row.begin(), row.end());
+  return d;
 }
 
 // ---- values
@@ -822,7 +876,11 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
     case NodeKind::DimSize:
       // len(x), zeros_like(x), ...: x is still computed when that can fail, so that its run-time
       // errors happen as in the interpreter (len(e[-1]) of an empty e is an error, not a size).
-      if (!shapes_only && may_fail(n.input(0))) value(n.input(0));
+      // Before a loop, a step value x is computed at the start of the step instead.
+      if (may_fail(n.input(0))) {
+        if (!shapes_only || (defer_failures_ && available(n.input(0)))) value(n.input(0));
+        else if (defer_failures_) deferred_.push_back(n.input(0));
+      }
       t.scalar = dims(n.input(0)).at(size_t(n.as<ir::DimSizeNode>()->axis()));
       return t;
     case NodeKind::Fill: t.scalar = value(n.input(0)).scalar; return t;
@@ -1409,10 +1467,14 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   // Step shapes of the outputs, before the loop.
   std::vector<std::vector<ExprRef>> row_dims(size_t(info.num_outputs()));
   std::vector<ExprRef> row_sizes(size_t(info.num_outputs()));
+  inner.begin_step_shapes();
   for (int i = 0; i < info.num_outputs(); ++i) {
     row_dims[size_t(i)] = i < int(states.size()) ? states[size_t(i)].row_dims : inner.dims(body.results[size_t(i)]);
+    for (const ExprRef& d : row_dims[size_t(i)])
+      SCANGEN_CHECK(d != nullptr, "the step shape of '" + info.output_name(i) + "' depends on a step value");
     row_sizes[size_t(i)] = F.product(row_dims[size_t(i)], "row");
   }
+  inner.end_step_shapes();
 
   // A scan that stops on `until` starts with room for some rows and doubles it when full; others
   // know their number of steps.
@@ -1527,6 +1589,7 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         inner.set_param(size_t(info.body_state_param(int(s), int(k))), p);
       }
     }
+    inner.compute_deferred();
     // The outputs of this step, written into their rows.
     std::vector<ExprRef> new_scalars(states.size());
     for (int i = 0; i < info.num_outputs(); ++i) {

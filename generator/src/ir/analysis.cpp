@@ -1,17 +1,38 @@
 #include "ir/analysis.h"
 
+#include <algorithm>
+
 #include "support/check.h"
 
 namespace scangen::ir {
+
+namespace {
+
+std::vector<bool> none_vary(const Type& t) { return std::vector<bool>(size_t(t.rank()), false); }
+
+bool any(const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); }
+
+// A dimension the type knows (a constant or a signature symbol) is the same at every step.
+std::vector<bool> unless_static(std::vector<bool> vary, const Type& t) {
+  for (size_t d = 0; d < vary.size() && d < t.shape.size(); ++d)
+    if (t.shape[d].kind() != Dim::Kind::Unknown) vary[d] = false;
+  return vary;
+}
+
+}  // namespace
 
 StepVariance::StepVariance(const ScanNode& scan) {
   const ScanInfo& info = scan.info();
   param_varies_.assign(size_t(info.num_body_params()), true);
   for (int p = 0; p < info.num_params; ++p) param_varies_[size_t(info.body_param(p))] = false;
+  for (const Value& p : scan.body().params) param_dims_vary_.push_back(none_vary(p.type()));
 }
 
-StepVariance::StepVariance(const Graph& body, std::vector<bool> param_varies) : param_varies_(std::move(param_varies)) {
-  SCANGEN_CHECK(param_varies_.size() == body.params.size(), "variance of every param");
+StepVariance::StepVariance(const Graph& body, std::vector<bool> param_varies,
+                           std::vector<std::vector<bool>> param_dims_vary)
+    : param_varies_(std::move(param_varies)), param_dims_vary_(std::move(param_dims_vary)) {
+  SCANGEN_CHECK(param_varies_.size() == body.params.size() && param_dims_vary_.size() == body.params.size(),
+                "variance of every param");
 }
 
 bool StepVariance::value_varies(const Value& v) {
@@ -20,9 +41,9 @@ bool StepVariance::value_varies(const Value& v) {
   auto it = value_memo_.find(n);
   if (it != value_memo_.end()) return it->second;
   bool varies = false;
-  if (n->kind() == NodeKind::DimSize) {
+  if (const auto* d = n->as<DimSizeNode>()) {
     // A size depends only on its operand's shape (len(x[t-1]) of a state is its init's).
-    varies = shape_varies(n->input(0));
+    varies = dims_vary(d->input(0)).at(size_t(d->axis()));
   } else {
     for (const Value& in : n->inputs()) varies = varies || value_varies(in);
   }
@@ -30,89 +51,144 @@ bool StepVariance::value_varies(const Value& v) {
   return varies;
 }
 
-bool StepVariance::shape_varies(const Value& v) {
+const std::vector<bool>& StepVariance::dims_vary(const Value& v) {
   const Node* n = v.node.get();
-  if (n->kind() == NodeKind::Param) return false;  // rows, states and params keep their shapes
-  auto it = shape_memo_.find(n);
-  if (it == shape_memo_.end()) it = shape_memo_.emplace(n, node_shape_varies(*n)).first;
+  if (const auto* p = n->as<ParamNode>()) return param_dims_vary_.at(size_t(p->index()));
+  auto it = dims_memo_.find(n);
+  if (it == dims_memo_.end()) {
+    std::vector<std::vector<bool>> vary = node_dims_vary(*n);
+    SCANGEN_CHECK(vary.size() == size_t(n->num_outputs()), "variance of every output");
+    for (size_t i = 0; i < vary.size(); ++i) {
+      SCANGEN_CHECK(vary[i].size() == size_t(n->output_types()[i].rank()), "variance of every dimension");
+      vary[i] = unless_static(std::move(vary[i]), n->output_types()[i]);
+    }
+    it = dims_memo_.emplace(n, std::move(vary)).first;
+  }
   return it->second.at(size_t(v.index));
 }
 
-std::vector<bool> StepVariance::node_shape_varies(const Node& n) {
-  auto any_value = [&](int from, int to) {
-    for (int i = from; i < to; ++i)
-      if (value_varies(n.input(i))) return true;
-    return false;
-  };
+bool StepVariance::shape_varies(const Value& v) { return any(dims_vary(v)); }
+
+std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
   switch (n.kind()) {
-    case NodeKind::Param:
+    case NodeKind::Param: SCANGEN_UNREACHABLE("param dims come from the param");
     case NodeKind::Constant:
-    case NodeKind::DimSize: return {false};
-    case NodeKind::Arange: return {any_value(0, 2)};
-    case NodeKind::Fill: return {any_value(1, n.num_inputs())};
+    case NodeKind::DimSize: return {{}};
+    case NodeKind::Arange: return {{value_varies(n.input(0)) || value_varies(n.input(1))}};
+    case NodeKind::Fill:
+    case NodeKind::Reshape: {
+      // Input 0 is the fill value or the reshaped tensor; the others are the sizes.
+      std::vector<bool> vary;
+      for (int i = 1; i < n.num_inputs(); ++i) vary.push_back(value_varies(n.input(i)));
+      return {vary};
+    }
     case NodeKind::Unary:
     case NodeKind::Cast:
     case NodeKind::Update:
-    case NodeKind::CheckShape: return {shape_varies(n.input(0))};
-    case NodeKind::Reshape: return {any_value(1, n.num_inputs())};
+    case NodeKind::CheckShape: return {dims_vary(n.input(0))};
     case NodeKind::Binary:
-    case NodeKind::MatMul: return {shape_varies(n.input(0)) || shape_varies(n.input(1))};
-    case NodeKind::Select:
-      return {shape_varies(n.input(0)) || shape_varies(n.input(1)) || shape_varies(n.input(2))};
-    case NodeKind::Reduce:
-      return {n.as<ReduceNode>()->axis().has_value() && shape_varies(n.input(0))};
-    case NodeKind::Index: {
-      const auto* idx = n.as<IndexNode>();
-      bool varies = shape_varies(n.input(0));
-      int op = 1;
-      for (const IndexSpec& s : idx->specs()) {
-        if (s.kind == IndexSpec::Kind::Slice) varies = varies || any_value(op, op + s.num_operands());
-        op += s.num_operands();
-      }
-      return {varies};
+    case NodeKind::Select: return {broadcast_dims_vary(n)};
+    case NodeKind::Reduce: {
+      const auto* r = n.as<ReduceNode>();
+      if (!r->axis()) return {{}};
+      std::vector<bool> vary = dims_vary(n.input(0));
+      vary.erase(vary.begin() + *r->axis());
+      return {vary};
     }
-    case NodeKind::Scan: {
-      const auto* scan = n.as<ScanNode>();
-      const ScanInfo& info = scan->info();
-      // The number of steps: from `steps`, the sequences' lengths, or (until) the whole computation.
-      bool steps_vary = false;
-      if (info.has_until) {
-        steps_vary = any_value(0, n.num_inputs());
-      } else if (info.has_steps) {
-        steps_vary = value_varies(n.input(info.steps_input()));
-      } else {
-        for (size_t s = 0; s < info.sequences.size(); ++s)
-          steps_vary = steps_vary || shape_varies(n.input(info.sequence_input(int(s))));
-      }
-      // The step shapes, from the nested body with its params' variance.
-      std::vector<bool> inner_params(size_t(info.num_body_params()), false);
-      // Inside the nested body, a param's shape varies with the outer step when its source's does;
-      // its value matters for shapes only through `value_varies` of the source.
-      for (size_t s = 0; s < info.sequences.size(); ++s)
-        for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
-          inner_params[size_t(info.body_sequence_param(int(s), int(k)))] = true;
-      for (size_t s = 0; s < info.states.size(); ++s)
-        for (size_t k = 0; k < info.states[s].lags.size(); ++k)
-          inner_params[size_t(info.body_state_param(int(s), int(k)))] = true;
-      inner_params[size_t(info.body_index_param())] = true;
-      for (int p = 0; p < info.num_params; ++p)
-        inner_params[size_t(info.body_param(p))] = value_varies(n.input(info.param_input(p)));
-      StepVariance inner(scan->body(), inner_params);
-      std::vector<bool> out;
-      for (int i = 0; i < info.num_outputs(); ++i) {
-        bool row = inner.shape_varies(scan->body().results[size_t(i)]);
-        // A row whose shape comes from a sequence, a state or a param follows that input's shape.
-        if (!row) {
-          for (size_t s = 0; s < info.sequences.size(); ++s) row = row || shape_varies(n.input(info.sequence_input(int(s))));
-          for (size_t s = 0; s < info.states.size(); ++s) row = row || shape_varies(n.input(info.init_input(int(s))));
-          for (int p = 0; p < info.num_params; ++p) row = row || shape_varies(n.input(info.param_input(p)));
-        }
-        out.push_back(steps_vary || row);
-      }
-      return out;
+    case NodeKind::MatMul: {
+      // [m, k] @ [k, n]: the result keeps a's rows and b's columns (vectors lose theirs).
+      std::vector<bool> a = dims_vary(n.input(0)), b = dims_vary(n.input(1)), vary;
+      if (a.size() == 2) vary.push_back(a[0]);
+      if (b.size() == 2) vary.push_back(b[1]);
+      return {vary};
     }
+    case NodeKind::Index: return {index_dims_vary(n)};
+    case NodeKind::Scan: return scan_dims_vary(*n.as<ScanNode>());
   }
   SCANGEN_UNREACHABLE("unknown node kind");
+}
+
+// NumPy broadcasting: an output dimension varies when a dimension it may come from does (a
+// dimension that is statically 1 never decides it).
+std::vector<bool> StepVariance::broadcast_dims_vary(const Node& n) {
+  const size_t rank = size_t(n.output_types()[0].rank());
+  std::vector<bool> vary(rank, false);
+  for (const Value& in : n.inputs()) {
+    const std::vector<bool>& d = dims_vary(in);
+    const std::vector<Dim>& shape = in.type().shape;
+    for (size_t j = 0; j < d.size(); ++j)
+      if (d[j] && !shape[j].is_const(1)) vary[rank - d.size() + j] = true;
+  }
+  return vary;
+}
+
+// A scalar index drops its dimension; a slice keeps a length that varies with the dimension or
+// with its bounds; dimensions past the indices are kept.
+std::vector<bool> StepVariance::index_dims_vary(const Node& n) {
+  const auto* idx = n.as<IndexNode>();
+  const std::vector<bool>& x = dims_vary(n.input(0));
+  std::vector<bool> vary;
+  int op = 1;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (i >= idx->specs().size()) {
+      vary.push_back(x[i]);
+      continue;
+    }
+    const IndexSpec& s = idx->specs()[i];
+    bool bounds = false;
+    for (int k = 0; k < s.num_operands(); ++k) bounds = bounds || value_varies(n.input(op + k));
+    op += s.num_operands();
+    if (s.kind == IndexSpec::Kind::Slice) vary.push_back(x[i] || bounds);
+  }
+  return vary;
+}
+
+// A nested scan: its number of steps, then its rows' dimensions from its body analyzed with what
+// its inputs bring in (a row of a sequence or a state has the dimensions of its source).
+std::vector<std::vector<bool>> StepVariance::scan_dims_vary(const ScanNode& n) {
+  const ScanInfo& info = n.info();
+  bool steps_vary = false;
+  if (info.has_until) {
+    for (const Value& in : n.inputs()) steps_vary = steps_vary || value_varies(in);
+  } else if (info.has_steps) {
+    steps_vary = value_varies(n.input(info.steps_input()));
+  } else {
+    for (size_t s = 0; s < info.sequences.size(); ++s)
+      steps_vary = steps_vary || dims_vary(n.input(info.sequence_input(int(s)))).at(0);
+  }
+  const size_t num_params = size_t(info.num_body_params());
+  // Inside the nested body, values that vary with its own steps or with the enclosing step count
+  // as varying alike: a row shape that depends on either is not known before the enclosing loop.
+  std::vector<bool> inner_values(num_params, true);
+  std::vector<std::vector<bool>> inner_dims(num_params);
+  auto rows_of = [](std::vector<bool> d) {
+    d.erase(d.begin());
+    return d;
+  };
+  for (size_t s = 0; s < info.sequences.size(); ++s)
+    for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
+      inner_dims[size_t(info.body_sequence_param(int(s), int(k)))] = rows_of(dims_vary(n.input(info.sequence_input(int(s)))));
+  std::vector<std::vector<bool>> state_rows;
+  for (size_t s = 0; s < info.states.size(); ++s) {
+    std::vector<bool> init = dims_vary(n.input(info.init_input(int(s))));
+    state_rows.push_back(info.states[s].init_has_rows() ? rows_of(init) : init);
+    for (size_t k = 0; k < info.states[s].lags.size(); ++k)
+      inner_dims[size_t(info.body_state_param(int(s), int(k)))] = state_rows.back();
+  }
+  for (int p = 0; p < info.num_params; ++p) {
+    const Value& in = n.input(info.param_input(p));
+    inner_values[size_t(info.body_param(p))] = value_varies(in);
+    inner_dims[size_t(info.body_param(p))] = dims_vary(in);
+  }
+  StepVariance inner(n.body(), std::move(inner_values), std::move(inner_dims));
+  std::vector<std::vector<bool>> out;
+  for (int i = 0; i < info.num_outputs(); ++i) {
+    // A state's rows have its init's shape; an output's rows its step value's.
+    std::vector<bool> row = i < int(state_rows.size()) ? state_rows[size_t(i)] : inner.dims_vary(n.body().results[size_t(i)]);
+    row.insert(row.begin(), steps_vary);
+    out.push_back(std::move(row));
+  }
+  return out;
 }
 
 }  // namespace scangen::ir

@@ -560,10 +560,13 @@ class GraphEval {
 
 // Shapes of a scan body's values without running a step, for a scan of zero steps. Only what a
 // shape needs is evaluated (the values that size an arange, a fill, a slice or a nested scan),
-// exactly what the lowering computes before a loop; StepVariance guarantees those values do not
-// depend on the step.
+// exactly what the lowering computes before a loop. A size that depends on the step (a param
+// without a value) is kUnknownSize: a step value may have one, an output's rows never do
+// (StepVariance, which the frontend checks).
 class ShapeEval {
  public:
+  static constexpr int64_t kUnknownSize = -1;
+
   ShapeEval(std::vector<Shape> param_shapes, std::vector<std::optional<HostTensor>> param_values)
       : param_shapes_(std::move(param_shapes)), param_values_(std::move(param_values)) {}
 
@@ -574,14 +577,22 @@ class ShapeEval {
     return it->second.at(size_t(v.index));
   }
 
+  // Whether v's value can be computed here: it reaches no param without a value (a size needs
+  // only that dimension of its operand).
+  bool has_value(const Value& v) {
+    if (const auto* p = v.node->as<ParamNode>()) return param_values_.at(size_t(p->index())).has_value();
+    if (const auto* d = v.node->as<DimSizeNode>()) return shape(d->input(0)).at(size_t(d->axis())) != kUnknownSize;
+    auto it = has_value_.find(v.node.get());
+    if (it != has_value_.end()) return it->second;
+    bool known = true;
+    for (const Value& in : v.node->inputs()) known = known && has_value(in);
+    has_value_.emplace(v.node.get(), known);
+    return known;
+  }
+
   HostTensor value(const Value& v) {
-    if (const auto* p = v.node->as<ParamNode>()) {
-      const auto& value = param_values_.at(size_t(p->index()));
-      if (!value)
-        throw InternalError("the shape of a scan output depends on a value that changes from step to step");
-      return *value;
-    }
-    // A size needs only its operand's shape (len(x[t-1]) of a state, whose value is not known).
+    SCANGEN_CHECK(has_value(v), "the shape of a scan output depends on a value that changes from step to step");
+    if (const auto* p = v.node->as<ParamNode>()) return *param_values_.at(size_t(p->index()));
     if (const auto* d = v.node->as<DimSizeNode>()) return HostTensor::scalar<int64_t>(shape(d->input(0)).at(size_t(d->axis())));
     auto it = values_.find(v.node.get());
     if (it == values_.end()) {
@@ -597,144 +608,196 @@ class ShapeEval {
   static std::vector<Shape> rows_from_inputs(const ScanNode& n, std::vector<Shape> input_shapes,
                                              std::vector<std::optional<HostTensor>> input_values);
 
-  // The number of steps and the step shape of each output of a scan. With_steps false leaves
-  // steps at 0: the rows alone do not need it, and for a scan with `until` the steps come from
-  // evaluating the scan itself, which for the scan being evaluated (rows_from_inputs, zero steps
-  // taken) recursed without end.
+  // The number of steps and the step shape of each output of a scan (kUnknownSize where they
+  // depend on the enclosing step). With_steps false leaves steps at 0: the rows alone do not need
+  // it, and for a scan with `until` the steps come from evaluating the scan itself, which for the
+  // scan being evaluated (rows_from_inputs, zero steps taken) recursed without end.
   struct ScanShapes {
     int64_t steps = 0;
     std::vector<Shape> rows;
   };
-  ScanShapes scan_shapes(const ScanNode& n, bool with_steps = true) {
-    const ScanInfo& info = n.info();
-    ScanShapes out;
-    const Graph& body = n.body();
-    std::vector<Shape> shapes(body.params.size());
-    std::vector<std::optional<HostTensor>> values(body.params.size());
-    for (size_t s = 0; s < info.sequences.size(); ++s) {
-      Shape seq = shape(n.input(info.sequence_input(int(s))));
-      for (size_t k = 0; k < info.sequences[s].taps.size(); ++k)
-        shapes[size_t(info.body_sequence_param(int(s), int(k)))] = Shape(seq.begin() + 1, seq.end());
-    }
-    for (size_t s = 0; s < info.states.size(); ++s) {
-      Shape init = shape(n.input(info.init_input(int(s))));
-      if (info.states[s].init_has_rows()) init.erase(init.begin());
-      for (size_t k = 0; k < info.states[s].lags.size(); ++k)
-        shapes[size_t(info.body_state_param(int(s), int(k)))] = init;
-    }
-    for (int p = 0; p < info.num_params; ++p) {
-      const Value& in = n.input(info.param_input(p));
-      shapes[size_t(info.body_param(p))] = shape(in);
-      values[size_t(info.body_param(p))] = try_value(in);
-    }
-    if (!with_steps) {
-      // only the rows are wanted
-    } else if (info.has_until) {
-      out.steps = value(n.output(0)).dim(0);
-    } else if (info.has_steps) {
-      out.steps = std::max<int64_t>(scalar_i64(value(n.input(info.steps_input()))), 0);
-    } else {
-      for (size_t s = 0; s < info.sequences.size(); ++s) {
-        int64_t allowed = std::max<int64_t>(shape(n.input(info.sequence_input(int(s))))[0] - info.sequences[s].span(), 0);
-        out.steps = s == 0 ? allowed : std::min(out.steps, allowed);
-      }
-    }
-    // A state's step shape is its init's (a step value of another shape is an error of that step);
-    // an output's comes from its step value.
-    std::vector<Shape> state_rows;
-    for (size_t s = 0; s < info.states.size(); ++s) {
-      Shape init = shape(n.input(info.init_input(int(s))));
-      if (info.states[s].init_has_rows()) init.erase(init.begin());
-      state_rows.push_back(init);
-    }
-    ShapeEval inner(std::move(shapes), std::move(values));
-    for (int i = 0; i < info.num_outputs(); ++i)
-      out.rows.push_back(i < int(state_rows.size()) ? state_rows[size_t(i)] : inner.shape(body.results[size_t(i)]));
-    return out;
-  }
+  ScanShapes scan_shapes(const ScanNode& n, bool with_steps = true);
 
  private:
-  std::optional<HostTensor> try_value(const Value& v) {
-    try {
-      return value(v);
-    } catch (const InternalError&) {
-      return std::nullopt;
-    }
-  }
-
-  std::vector<Shape> node_shapes(const Node& n) {
-    auto in_shape = [&](int i) { return shape(n.input(i)); };
-    switch (n.kind()) {
-      case NodeKind::Param: SCANGEN_UNREACHABLE("param");
-      case NodeKind::Constant:
-      case NodeKind::DimSize: return {Shape{}};
-      case NodeKind::Arange: return {value(n.output(0)).shape()};
-      case NodeKind::Fill: {
-        Shape s;
-        for (int i = 1; i < n.num_inputs(); ++i) s.push_back(scalar_i64(value(n.input(i))));
-        for (int64_t d : s)
-          if (d < 0) return {value(n.output(0)).shape()};  // reports the negative size
-        return {s};
-      }
-      case NodeKind::Unary:
-      case NodeKind::Cast:
-      case NodeKind::Update:
-      case NodeKind::CheckShape: return {in_shape(0)};
-      case NodeKind::Reshape: {
-        Shape s;
-        for (int i = 1; i < n.num_inputs(); ++i) s.push_back(scalar_i64(value(n.input(i))));
-        return {s};
-      }
-      case NodeKind::Binary: return {broadcast(in_shape(0), in_shape(1), n.loc())};
-      case NodeKind::Select: return {broadcast(broadcast(in_shape(0), in_shape(1), n.loc()), in_shape(2), n.loc())};
-      case NodeKind::Reduce: {
-        const auto* r = n.as<ReduceNode>();
-        if (!r->axis()) return {Shape{}};
-        Shape s = in_shape(0);
-        s.erase(s.begin() + *r->axis());
-        return {s};
-      }
-      case NodeKind::MatMul: {
-        Shape a = in_shape(0), b = in_shape(1), s;
-        if (a.size() == 2) s.push_back(a[0]);
-        if (b.size() == 2) s.push_back(b[1]);
-        return {s};
-      }
-      case NodeKind::Index: {
-        const auto* idx = n.as<IndexNode>();
-        std::vector<HostTensor> operands(size_t(n.num_inputs()));
-        size_t op = 1;
-        for (const IndexSpec& s : idx->specs()) {
-          if (s.kind == IndexSpec::Kind::Scalar) {
-            ++op;
-            continue;
-          }
-          for (int k = 0; k < s.num_operands(); ++k, ++op) operands[op] = value(n.input(int(op)));
-        }
-        return {index_region(in_shape(0), idx->specs(), operands, 1, n.loc(), /*check_scalars=*/false).result_shape};
-      }
-      case NodeKind::Scan: {
-        const auto* scan = n.as<ScanNode>();
-        ScanShapes s = scan_shapes(*scan);
-        std::vector<Shape> out;
-        for (size_t i = 0; i < s.rows.size(); ++i) {
-          const Shape& row = s.rows[i];
-          int64_t window = scan->info().window(int(i));
-          Shape full{window > 0 ? std::min(s.steps, window) : s.steps};
-          full.insert(full.end(), row.begin(), row.end());
-          out.push_back(full);
-        }
-        return out;
-      }
-    }
-    SCANGEN_UNREACHABLE("unknown node kind");
-  }
+  // A size as a value, or kUnknownSize when it depends on the step.
+  int64_t size_of(const Value& v) { return has_value(v) ? scalar_i64(value(v)) : kUnknownSize; }
+  int64_t steps_of(const ScanNode& n);
+  std::vector<Shape> node_shapes(const Node& n);
+  Shape sizes_shape(const Node& n);
+  Shape index_shape(const IndexNode& n);
+  Shape partial_broadcast(const Shape& a, const Shape& b, const Loc& loc);
 
   std::vector<Shape> param_shapes_;
   std::vector<std::optional<HostTensor>> param_values_;
   std::unordered_map<const Node*, std::vector<Shape>> shapes_;
+  std::unordered_map<const Node*, bool> has_value_;
   std::unordered_map<const Node*, std::vector<HostTensor>> values_;
 };
+
+int64_t ShapeEval::steps_of(const ScanNode& n) {
+  const ScanInfo& info = n.info();
+  // With `until`, the steps come from running the scan, possible only when nothing it reads
+  // depends on the enclosing step.
+  if (info.has_until) return has_value(n.output(0)) ? value(n.output(0)).dim(0) : kUnknownSize;
+  if (info.has_steps) {
+    int64_t steps = size_of(n.input(info.steps_input()));
+    return steps == kUnknownSize ? steps : std::max<int64_t>(steps, 0);
+  }
+  int64_t steps = 0;
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    int64_t length = shape(n.input(info.sequence_input(int(s))))[0];
+    if (length == kUnknownSize) return kUnknownSize;
+    int64_t allowed = std::max<int64_t>(length - info.sequences[s].span(), 0);
+    steps = s == 0 ? allowed : std::min(steps, allowed);
+  }
+  return steps;
+}
+
+ShapeEval::ScanShapes ShapeEval::scan_shapes(const ScanNode& n, bool with_steps) {
+  const ScanInfo& info = n.info();
+  const Graph& body = n.body();
+  std::vector<Shape> shapes(body.params.size());
+  std::vector<std::optional<HostTensor>> values(body.params.size());
+  auto rows_of = [](Shape s) {
+    s.erase(s.begin());
+    return s;
+  };
+  for (size_t s = 0; s < info.sequences.size(); ++s) {
+    Shape row = rows_of(shape(n.input(info.sequence_input(int(s)))));
+    for (size_t k = 0; k < info.sequences[s].taps.size(); ++k) shapes[size_t(info.body_sequence_param(int(s), int(k)))] = row;
+  }
+  // A state's step shape is its init's (a step value of another shape is an error of that step);
+  // an output's comes from its step value.
+  std::vector<Shape> state_rows;
+  for (size_t s = 0; s < info.states.size(); ++s) {
+    Shape init = shape(n.input(info.init_input(int(s))));
+    state_rows.push_back(info.states[s].init_has_rows() ? rows_of(init) : init);
+    for (size_t k = 0; k < info.states[s].lags.size(); ++k) shapes[size_t(info.body_state_param(int(s), int(k)))] = state_rows[s];
+  }
+  for (int p = 0; p < info.num_params; ++p) {
+    const Value& in = n.input(info.param_input(p));
+    shapes[size_t(info.body_param(p))] = shape(in);
+    if (has_value(in)) values[size_t(info.body_param(p))] = value(in);
+  }
+  ScanShapes out;
+  if (with_steps) out.steps = steps_of(n);
+  ShapeEval inner(std::move(shapes), std::move(values));
+  for (int i = 0; i < info.num_outputs(); ++i)
+    out.rows.push_back(i < int(state_rows.size()) ? state_rows[size_t(i)] : inner.shape(body.results[size_t(i)]));
+  return out;
+}
+
+// NumPy broadcasting where some sizes may be unknown: a known size other than 1 decides (an
+// unknown one must then be 1 or the same, else the step reports it); mismatches of known sizes
+// are the program's error, as in a step.
+Shape ShapeEval::partial_broadcast(const Shape& a, const Shape& b, const Loc& loc) {
+  auto known = [](const Shape& s) { return std::find(s.begin(), s.end(), kUnknownSize) == s.end(); };
+  if (known(a) && known(b)) return broadcast(a, b, loc);
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (da == kUnknownSize || db == kUnknownSize) {
+      int64_t other = da == kUnknownSize ? db : da;
+      out[i] = other != 1 && other != kUnknownSize ? other : kUnknownSize;
+    } else {
+      if (da != db && da != 1 && db != 1)
+        fail(loc, "shapes " + shape_to_string(a) + " and " + shape_to_string(b) + " cannot be broadcast together");
+      out[i] = da == 1 ? db : da;
+    }
+  }
+  return out;
+}
+
+// Fill and Reshape: the sizes are inputs 1...
+Shape ShapeEval::sizes_shape(const Node& n) {
+  Shape s;
+  bool negative = false;
+  for (int i = 1; i < n.num_inputs(); ++i) {
+    s.push_back(size_of(n.input(i)));
+    negative = negative || (s.back() < 0 && s.back() != kUnknownSize);
+  }
+  // A negative size is the node's own error: evaluating it reports it (sizes are known then).
+  if (negative && n.kind() == NodeKind::Fill && has_value(n.output(0))) return value(n.output(0)).shape();
+  return s;
+}
+
+// Only the slices decide the shape; scalar indices are not looked at.
+Shape ShapeEval::index_shape(const IndexNode& n) {
+  Shape x = shape(n.input(0)), s;
+  int op = 1;
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (d >= n.specs().size()) {
+      s.push_back(x[d]);
+      continue;
+    }
+    const IndexSpec& spec = n.specs()[d];
+    if (spec.kind == IndexSpec::Kind::Scalar) {
+      ++op;
+      continue;
+    }
+    int64_t lo = spec.has_lo ? size_of(n.input(op++)) : 0;
+    int64_t hi = spec.has_hi ? size_of(n.input(op++)) : x[d];
+    if (x[d] == kUnknownSize || lo == kUnknownSize || hi == kUnknownSize) {
+      s.push_back(spec.has_lo || spec.has_hi ? kUnknownSize : x[d]);
+      continue;
+    }
+    // Python's slice clamping.
+    auto clamp = [n = x[d]](int64_t v) {
+      if (v < 0) v = v < -n ? 0 : v + n;
+      return std::min(v, n);
+    };
+    s.push_back(std::max<int64_t>(clamp(hi) - clamp(lo), 0));
+  }
+  return s;
+}
+
+std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
+  auto in_shape = [&](int i) { return shape(n.input(i)); };
+  switch (n.kind()) {
+    case NodeKind::Param: SCANGEN_UNREACHABLE("param");
+    case NodeKind::Constant:
+    case NodeKind::DimSize: return {Shape{}};
+    case NodeKind::Arange: return {has_value(n.output(0)) ? value(n.output(0)).shape() : Shape{kUnknownSize}};
+    case NodeKind::Fill:
+    case NodeKind::Reshape: return {sizes_shape(n)};
+    case NodeKind::Unary:
+    case NodeKind::Cast:
+    case NodeKind::Update:
+    case NodeKind::CheckShape: return {in_shape(0)};
+    case NodeKind::Binary: return {partial_broadcast(in_shape(0), in_shape(1), n.loc())};
+    case NodeKind::Select:
+      return {partial_broadcast(partial_broadcast(in_shape(0), in_shape(1), n.loc()), in_shape(2), n.loc())};
+    case NodeKind::Reduce: {
+      const auto* r = n.as<ReduceNode>();
+      if (!r->axis()) return {Shape{}};
+      Shape s = in_shape(0);
+      s.erase(s.begin() + *r->axis());
+      return {s};
+    }
+    case NodeKind::MatMul: {
+      Shape a = in_shape(0), b = in_shape(1), s;
+      if (a.size() == 2) s.push_back(a[0]);
+      if (b.size() == 2) s.push_back(b[1]);
+      return {s};
+    }
+    case NodeKind::Index: return {index_shape(*n.as<IndexNode>())};
+    case NodeKind::Scan: {
+      const auto* scan = n.as<ScanNode>();
+      ScanShapes s = scan_shapes(*scan);
+      std::vector<Shape> out;
+      for (size_t i = 0; i < s.rows.size(); ++i) {
+        int64_t window = scan->info().window(int(i));
+        Shape full{window > 0 && s.steps != kUnknownSize ? std::min(s.steps, window) : s.steps};
+        full.insert(full.end(), s.rows[i].begin(), s.rows[i].end());
+        out.push_back(full);
+      }
+      return out;
+    }
+  }
+  SCANGEN_UNREACHABLE("unknown node kind");
+}
 
 std::vector<Shape> ShapeEval::rows_from_inputs(const ScanNode& n, std::vector<Shape> input_shapes,
                                                std::vector<std::optional<HostTensor>> input_values) {
@@ -744,7 +807,11 @@ std::vector<Shape> ShapeEval::rows_from_inputs(const ScanNode& n, std::vector<Sh
   Builder b;
   for (int i = 0; i < n.num_inputs(); ++i) params.push_back(b.param(n.input(i).type(), i, "in", Loc{}));
   NodeRef over_params = b.rebuild(n, params);
-  return outer.scan_shapes(*over_params->as<ScanNode>(), /*with_steps=*/false).rows;
+  std::vector<Shape> rows = outer.scan_shapes(*over_params->as<ScanNode>(), /*with_steps=*/false).rows;
+  for (const Shape& row : rows)
+    SCANGEN_CHECK(std::find(row.begin(), row.end(), kUnknownSize) == row.end(),
+                  "the shape of a scan output depends on a value that changes from step to step");
+  return rows;
 }
 
 std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
