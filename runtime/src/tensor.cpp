@@ -8,13 +8,44 @@ namespace scangen {
 
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
+  for (int64_t d : shape)
+    if (d == 0) n = 0;  // no elements, however large the other dimensions
   for (int64_t d : shape) {
     if (d < 0) throw std::length_error("negative dimension in shape " + shape_to_string(shape));
+    if (n == 0) continue;
     if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
       throw std::length_error("shape " + shape_to_string(shape) + " has too many elements");
     n *= d;
   }
   return n;
+}
+
+std::optional<int64_t> tensor_bytes(DType dtype, const Shape& shape) {
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0) throw std::length_error("negative dimension in shape " + shape_to_string(shape));
+    empty = empty || d == 0;
+  }
+  if (empty) return 0;  // however large the other dimensions
+  const int64_t element = int64_t(dtype_size(dtype));
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (elements > kMaxTensorBytes / element / d) return std::nullopt;
+    elements *= d;
+  }
+  return elements * element;
+}
+
+std::string allocation_failure(const std::string& what, DType dtype, const Shape& shape, std::optional<int64_t> bytes) {
+  std::string size = bytes ? std::to_string(*bytes) + " bytes" : "more than " + std::to_string(kMaxTensorBytes) + " bytes";
+  return "cannot allocate " + what + " (" + std::string(dtype_name(dtype)) + shape_to_string(shape) + ", " + size + ")";
+}
+
+AllocationError::AllocationError(DType dtype, Shape shape, std::optional<int64_t> bytes)
+    : RuntimeError(allocation_failure("a tensor", dtype, shape, bytes)), dtype_(dtype), shape_(std::move(shape)), bytes_(bytes) {}
+
+RuntimeError AllocationError::located(const std::string& what, int line, int column) const {
+  return RuntimeError(allocation_failure(what, dtype_, shape_, bytes_), line, column);
 }
 
 std::string shape_to_string(const Shape& shape) {
@@ -40,15 +71,15 @@ constexpr size_t kAlignment = 64;
 void free_aligned(void* p) { std::free(p); }
 }  // namespace
 
-HostTensor::HostTensor(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)), numel_(shape_numel(shape_)) {
-  size_t bytes = static_cast<size_t>(numel_) * dtype_size(dtype_);
-  if (numel_ != 0 && bytes / dtype_size(dtype_) != static_cast<size_t>(numel_))
-    throw std::length_error("tensor of shape " + shape_to_string(shape_) + " is too large");
-  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+HostTensor::HostTensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  const std::optional<int64_t> bytes = tensor_bytes(dtype_, shape_);
+  if (!bytes) throw AllocationError(dtype_, shape_, bytes);
+  numel_ = *bytes / int64_t(dtype_size(dtype_));
+  // kMaxTensorBytes leaves room for the rounding.
+  size_t rounded = (size_t(*bytes) + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
-  if (!p) throw std::bad_alloc();
+  if (!p) throw AllocationError(dtype_, shape_, bytes);
   std::memset(p, 0, rounded);
   storage_ = std::make_shared<Storage>();
   storage_->owner = p;

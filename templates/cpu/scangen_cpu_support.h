@@ -38,6 +38,8 @@ template <class T> class Storage {
   Storage& operator=(const Storage&) = delete;
   ~Storage() { std::free(data_); }
 
+  // Room for `count` elements, or null when there is no memory. Callers check first that the
+  // bytes are within the limit of every backend (kMaxTensorBytes, 2^62), so they never overflow.
   T* ensure(int64_t count) {
     if (count > capacity_) {
       std::free(data_);
@@ -45,19 +47,19 @@ template <class T> class Storage {
       capacity_ = 0;
       size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
       data_ = static_cast<T*>(std::aligned_alloc(64, bytes));
-      if (!data_) throw std::bad_alloc();
+      if (!data_) return nullptr;
       capacity_ = count;
     }
     return data_ ? data_ : reinterpret_cast<T*>(&empty_);
   }
   // Room for `count` elements keeping the first `keep`: the result buffers of a scan that stops on
   // `until` grow this way (by doubling, so a few times in all) instead of holding the largest
-  // number of steps up front.
+  // number of steps up front. Null when there is no memory (the buffer is then left as it was).
   T* grow(int64_t count, int64_t keep) {
     if (count <= capacity_) return data_;
     size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
     T* bigger = static_cast<T*>(std::aligned_alloc(64, bytes));
-    if (!bigger) throw std::bad_alloc();
+    if (!bigger) return nullptr;
     if (keep > 0) std::memcpy(static_cast<void*>(bigger), data_, size_t(keep) * sizeof(T));
     std::free(data_);
     data_ = bigger;

@@ -13,15 +13,16 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 4
+#define SCANGEN_CUDA_ABI_VERSION 5
 #define SCANGEN_CUDA_MAX_RANK 8
 /* The most threads of a block: launches use at most this many, and kernels may say so in
  * __launch_bounds__ (a launch of more threads than a kernel declares fails). */
 #define SCANGEN_CUDA_BLOCK_THREADS 256
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
- * error_numbers; the host prints them. */
-#define SCANGEN_CUDA_ERROR_NUMBERS 8
+ * error_numbers; the host prints them. The most a message has: two shapes of rank 8 (shapes that
+ * cannot be broadcast together). */
+#define SCANGEN_CUDA_ERROR_NUMBERS 16
 #define SCANGEN_CUDA_ERROR_NUMBER_MARK '\x01'
 /* The alignment of every buffer carved out of the arena (bytes). */
 #define SCANGEN_CUDA_ARENA_ALIGNMENT 256
@@ -46,7 +47,9 @@ typedef struct scangen_cuda_launch {
   int status;
   unsigned long long arena;           /* device address */
   unsigned long long arena_capacity;  /* bytes */
-  unsigned long long arena_needed;    /* NEEDS_ARENA: bytes the kernel needed when it stopped */
+  unsigned long long arena_needed;    /* NEEDS_ARENA: bytes the kernel needed when it stopped; the
+                                       * error fields then say which allocation it was (the error
+                                       * the host reports when it cannot have that many) */
   unsigned long long arena_used;      /* bytes used by a kernel that finished */
   /* The grid barrier: arrivals of this round, and rounds completed. Zero at launch. */
   unsigned int barrier_arrived;

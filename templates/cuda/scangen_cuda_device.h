@@ -110,6 +110,24 @@ struct NumberCount<Part, Parts...> {
   static constexpr int value = (IsText<Part>::value ? 0 : 1) + NumberCount<Parts...>::value;
 };
 
+// The message of a failure (or of the allocation that stopped a launch) into the launch record.
+__device__ __noinline__ inline void write_message(scangen_cuda_launch* launch, int line, int column, const Part* parts,
+                                                  int count) {
+  launch->error_line = line;
+  launch->error_column = column;
+  int n = 0, numbers = 0;
+  for (int i = 0; i < count && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++i) {
+    if (!parts[i].text) {
+      launch->error_numbers[numbers++] = parts[i].number;
+      launch->error_message[n++] = SCANGEN_CUDA_ERROR_NUMBER_MARK;
+      continue;
+    }
+    for (const char* c = parts[i].text; *c && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++c)
+      launch->error_message[n++] = *c;
+  }
+  launch->error_message[n] = '\0';
+}
+
 // Out of line, once per module: failures are rare, and a message inlined at every check made the
 // kernels large and slow to compile.
 __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, long long key, int line, int column,
@@ -123,19 +141,7 @@ __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, 
   if ((unsigned long long)key < launch->error_key) {
     // Read without the lock by other threads' early-out above.
     SCANGEN_CUDA_STORE_VOLATILE64(&launch->error_key, (unsigned long long)key);
-    launch->error_line = line;
-    launch->error_column = column;
-    int n = 0, numbers = 0;
-    for (int i = 0; i < count && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++i) {
-      if (!parts[i].text) {
-        launch->error_numbers[numbers++] = parts[i].number;
-        launch->error_message[n++] = SCANGEN_CUDA_ERROR_NUMBER_MARK;
-        continue;
-      }
-      for (const char* c = parts[i].text; *c && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++c)
-        launch->error_message[n++] = *c;
-    }
-    launch->error_message[n] = '\0';
+    write_message(launch, line, column, parts, count);
     launch->status = SCANGEN_CUDA_USER_ERROR;
   }
   __threadfence();
@@ -181,6 +187,17 @@ class Context {
   template <class... Parts>
   __device__ void fail_uniform(int line, int column, const Parts&... parts) {
     if (leader()) fail(0, line, column, parts...);
+  }
+  // After take() found the arena full: which allocation it was, at line:column, in the words every
+  // backend uses for a value it cannot allocate. The host reports it when it cannot have the
+  // larger arena; otherwise it launches again. Uniform, like take().
+  template <class... Parts>
+  __device__ void arena_full(int line, int column, const Parts&... parts) {
+    static_assert(detail::NumberCount<Parts...>::value <= SCANGEN_CUDA_ERROR_NUMBERS,
+                  "an error message with more numbers than the launch record holds");
+    if (!leader() || launch_->status != SCANGEN_CUDA_NEEDS_ARENA) return;
+    const detail::Part list[] = {detail::Part(parts)...};
+    detail::write_message(launch_, line, column, list, int(sizeof...(Parts)));
   }
   // After a barrier: whether any thread failed in the phase the barrier ended (all threads see the
   // same answer). Not the launch's status: a thread that passed the barrier early may already

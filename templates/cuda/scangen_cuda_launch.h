@@ -106,9 +106,17 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
   const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); }, block_limit);
   unsigned long long capacity = arena_hint < 4096 ? 4096 : arena_hint;
   Outcome out;
+  // The allocation that asked for a larger arena, reported when there is no such memory.
+  Outcome wanted;
   for (;;) {
     Memory arena{ops};
-    arena.address = ops.allocate(size_t(capacity));
+    try {
+      arena.address = ops.allocate(size_t(capacity));
+    } catch (const std::exception& e) {
+      if (wanted.message.empty()) throw;
+      wanted.message += std::string(": ") + e.what();
+      return wanted;
+    }
     std::memset(host.data(), 0, host.size());
     launch->abi_version = SCANGEN_CUDA_ABI_VERSION;
     launch->num_args = int(args.size());
@@ -128,6 +136,10 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
         throw std::logic_error("scangen kernel: the arena protocol did not progress");
       unsigned long long twice = capacity * 2;
       capacity = launch->arena_needed > twice ? launch->arena_needed : twice;
+      wanted.line = launch->error_line;
+      wanted.column = launch->error_column;
+      launch->error_message[SCANGEN_CUDA_ERROR_CAPACITY - 1] = '\0';
+      wanted.message = error_text(*launch);
       continue;
     }
     if (launch->status == SCANGEN_CUDA_USER_ERROR) {

@@ -253,6 +253,8 @@ template <class T> class Storage {
   Storage& operator=(const Storage&) = delete;
   ~Storage() { std::free(data_); }
 
+  // Room for `count` elements, or null when there is no memory. Callers check first that the
+  // bytes are within the limit of every backend (kMaxTensorBytes, 2^62), so they never overflow.
   T* ensure(int64_t count) {
     if (count > capacity_) {
       std::free(data_);
@@ -260,19 +262,19 @@ template <class T> class Storage {
       capacity_ = 0;
       size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
       data_ = static_cast<T*>(std::aligned_alloc(64, bytes));
-      if (!data_) throw std::bad_alloc();
+      if (!data_) return nullptr;
       capacity_ = count;
     }
     return data_ ? data_ : reinterpret_cast<T*>(&empty_);
   }
   // Room for `count` elements keeping the first `keep`: the result buffers of a scan that stops on
   // `until` grow this way (by doubling, so a few times in all) instead of holding the largest
-  // number of steps up front.
+  // number of steps up front. Null when there is no memory (the buffer is then left as it was).
   T* grow(int64_t count, int64_t keep) {
     if (count <= capacity_) return data_;
     size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
     T* bigger = static_cast<T*>(std::aligned_alloc(64, bytes));
-    if (!bigger) throw std::bad_alloc();
+    if (!bigger) return nullptr;
     if (keep > 0) std::memcpy(static_cast<void*>(bigger), data_, size_t(keep) * sizeof(T));
     std::free(data_);
     data_ = bigger;
@@ -339,6 +341,8 @@ namespace sg = scangen::scalar_v1;
 void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<float>& result0) {
   scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> x_storage;
+  if (!(u_d0 >= 0)) scangen_rt_v1::fail(2, 14, "argument 'u' of 'backwards': dimension 0 is ", int64_t{u_d0}, "; dimensions must be >= 0");
+  if (!(1152921504606846976 >= u_d0)) scangen_rt_v1::fail(2, 14, "argument 'u' of 'backwards' (f32[", int64_t{u_d0}, "]) is larger than 4611686018427387904 bytes");
   // scan at 3:13
   const int64_t v = sg::sub(u_d0, u_d0);
   const int64_t v_2 = sg::add(v, u_d0);
@@ -346,13 +350,17 @@ void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<floa
   const int64_t bound_2 = sg::min<int64_t>(sg::max<int64_t>(((v_2 < 0) ? (v_2 + u_d0) : v_2), 0), u_d0);
   const int64_t length = sg::max<int64_t>((bound_2 - bound), 0);
   const float* __restrict const view = u + bound;
+  if (!(1152921504606846976 >= length)) scangen_rt_v1::fail(5, 18, "cannot allocate the value (f32[", int64_t{length}, "], more than 4611686018427387904 bytes)");
   float* __restrict const t = t_storage.ensure(length);
+  if (!t) scangen_rt_v1::fail(5, 18, "cannot allocate the value (f32[", int64_t{length}, "], ", int64_t{(length * 4)}, " bytes)");
   SCANGEN_IVDEP
   for (int64_t i = 0; i < length; ++i) {
     t[i] = 2.0f * view[i];
   }
   const int64_t steps = sg::min<int64_t>(u_d0, length);
+  if (!(1152921504606846976 >= steps)) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'x' (f32[", int64_t{steps}, "], more than 4611686018427387904 bytes)");
   float* __restrict const x = x_storage.ensure(steps);
+  if (!x) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'x' (f32[", int64_t{steps}, "], ", int64_t{(steps * 4)}, " bytes)");
   float x_1 = x0;
   for (int64_t step = 0; step < steps; ++step) {
     const float precomputed0_t = t[(length + (-1 - step))];

@@ -253,6 +253,8 @@ template <class T> class Storage {
   Storage& operator=(const Storage&) = delete;
   ~Storage() { std::free(data_); }
 
+  // Room for `count` elements, or null when there is no memory. Callers check first that the
+  // bytes are within the limit of every backend (kMaxTensorBytes, 2^62), so they never overflow.
   T* ensure(int64_t count) {
     if (count > capacity_) {
       std::free(data_);
@@ -260,19 +262,19 @@ template <class T> class Storage {
       capacity_ = 0;
       size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
       data_ = static_cast<T*>(std::aligned_alloc(64, bytes));
-      if (!data_) throw std::bad_alloc();
+      if (!data_) return nullptr;
       capacity_ = count;
     }
     return data_ ? data_ : reinterpret_cast<T*>(&empty_);
   }
   // Room for `count` elements keeping the first `keep`: the result buffers of a scan that stops on
   // `until` grow this way (by doubling, so a few times in all) instead of holding the largest
-  // number of steps up front.
+  // number of steps up front. Null when there is no memory (the buffer is then left as it was).
   T* grow(int64_t count, int64_t keep) {
     if (count <= capacity_) return data_;
     size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
     T* bigger = static_cast<T*>(std::aligned_alloc(64, bytes));
-    if (!bigger) throw std::bad_alloc();
+    if (!bigger) return nullptr;
     if (keep > 0) std::memcpy(static_cast<void*>(bigger), data_, size_t(keep) * sizeof(T));
     std::free(data_);
     data_ = bigger;
@@ -339,22 +341,34 @@ namespace sg = scangen::scalar_v1;
 void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d1, const float* values, int64_t values_d0, const float* /*model*/, int64_t model_d0, int64_t model_d1, scangen::Tensor<float>& result0) {
   scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> out_storage;
+  if (!(location_d0 >= 0)) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place': dimension 0 is ", int64_t{location_d0}, "; dimensions must be >= 0");
+  if (!(location_d1 >= 0)) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place': dimension 1 is ", int64_t{location_d1}, "; dimensions must be >= 0");
+  if (!(((location_d0 == 0) || (location_d1 == 0)) || ((1152921504606846976 >= location_d0) && ((1152921504606846976 / sg::max<int64_t>(location_d1, 1)) >= location_d0)))) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place' (i32[", int64_t{location_d0}, ", ", int64_t{location_d1}, "]) is larger than 4611686018427387904 bytes");
+  if (!(values_d0 >= 0)) scangen_rt_v1::fail(2, 31, "argument 'values' of 'place': dimension 0 is ", int64_t{values_d0}, "; dimensions must be >= 0");
+  if (!(1152921504606846976 >= values_d0)) scangen_rt_v1::fail(2, 31, "argument 'values' of 'place' (f32[", int64_t{values_d0}, "]) is larger than 4611686018427387904 bytes");
+  if (!(model_d0 >= 0)) scangen_rt_v1::fail(2, 47, "argument 'model' of 'place': dimension 0 is ", int64_t{model_d0}, "; dimensions must be >= 0");
+  if (!(model_d1 >= 0)) scangen_rt_v1::fail(2, 47, "argument 'model' of 'place': dimension 1 is ", int64_t{model_d1}, "; dimensions must be >= 0");
+  if (!(((model_d0 == 0) || (model_d1 == 0)) || ((1152921504606846976 >= model_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= model_d0)))) scangen_rt_v1::fail(2, 47, "argument 'model' of 'place' (f32[", int64_t{model_d0}, ", ", int64_t{model_d1}, "]) is larger than 4611686018427387904 bytes");
+  const int64_t count_2 = model_d0 * model_d1;
   if (!(location_d1 == 2)) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place': dimension 1 is ", int64_t{location_d1}, " but must be 2");
   if (!(values_d0 == location_d0)) scangen_rt_v1::fail(2, 31, "argument 'values' of 'place': dimension 0 is ", int64_t{values_d0}, " but N = ", int64_t{location_d0}, " (dimension 0 of 'location')");
   // scan at 3:15
-  const int64_t count = model_d0 * model_d1;
-  float* __restrict const t = t_storage.ensure(count);
+  if (!(((model_d0 == 0) || (model_d1 == 0)) || ((1152921504606846976 >= model_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= model_d0)))) scangen_rt_v1::fail(4, 22, "cannot allocate the value (f32[", int64_t{model_d0}, ", ", int64_t{model_d1}, "], more than 4611686018427387904 bytes)");
+  float* __restrict const t = t_storage.ensure(count_2);
+  if (!t) scangen_rt_v1::fail(4, 22, "cannot allocate the value (f32[", int64_t{model_d0}, ", ", int64_t{model_d1}, "], ", int64_t{(count_2 * 4)}, " bytes)");
   SCANGEN_IVDEP
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < count_2; ++i) {
     t[i] = 0.0f;
   }
-  const int64_t capacity = location_d0 * count;
-  float* __restrict const out = out_storage.ensure(capacity);
+  if (!((((location_d0 == 0) || (model_d0 == 0)) || (model_d1 == 0)) || (((1152921504606846976 >= location_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d0, 1)) >= location_d0)) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= (location_d0 * model_d0))))) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'out' (f32[", int64_t{location_d0}, ", ", int64_t{model_d0}, ", ", int64_t{model_d1}, "], more than 4611686018427387904 bytes)");
+  const int64_t count_4 = (location_d0 * model_d0) * model_d1;
+  float* __restrict const out = out_storage.ensure(count_4);
+  if (!out) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'out' (f32[", int64_t{location_d0}, ", ", int64_t{model_d0}, ", ", int64_t{model_d1}, "], ", int64_t{(count_4 * 4)}, " bytes)");
   for (int64_t step = 0; step < location_d0; ++step) {
     const int32_t* __restrict const location_t = location + (step * 2);
     const float values_t = values[step];
-    float* __restrict const out_t = out + (step * count);
-    scangen_rt_v1::copy(out_t, t, count);
+    float* __restrict const out_t = out + (step * count_2);
+    scangen_rt_v1::copy(out_t, t, count_2);
     const int32_t element = location_t[0];
     const int64_t v = sg::cast<int64_t>(element);
     const int64_t index = (v < 0) ? (v + model_d0) : v;

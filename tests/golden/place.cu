@@ -21,15 +21,16 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 4
+#define SCANGEN_CUDA_ABI_VERSION 5
 #define SCANGEN_CUDA_MAX_RANK 8
 /* The most threads of a block: launches use at most this many, and kernels may say so in
  * __launch_bounds__ (a launch of more threads than a kernel declares fails). */
 #define SCANGEN_CUDA_BLOCK_THREADS 256
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
- * error_numbers; the host prints them. */
-#define SCANGEN_CUDA_ERROR_NUMBERS 8
+ * error_numbers; the host prints them. The most a message has: two shapes of rank 8 (shapes that
+ * cannot be broadcast together). */
+#define SCANGEN_CUDA_ERROR_NUMBERS 16
 #define SCANGEN_CUDA_ERROR_NUMBER_MARK '\x01'
 /* The alignment of every buffer carved out of the arena (bytes). */
 #define SCANGEN_CUDA_ARENA_ALIGNMENT 256
@@ -54,7 +55,9 @@ typedef struct scangen_cuda_launch {
   int status;
   unsigned long long arena;           /* device address */
   unsigned long long arena_capacity;  /* bytes */
-  unsigned long long arena_needed;    /* NEEDS_ARENA: bytes the kernel needed when it stopped */
+  unsigned long long arena_needed;    /* NEEDS_ARENA: bytes the kernel needed when it stopped; the
+                                       * error fields then say which allocation it was (the error
+                                       * the host reports when it cannot have that many) */
   unsigned long long arena_used;      /* bytes used by a kernel that finished */
   /* The grid barrier: arrivals of this round, and rounds completed. Zero at launch. */
   unsigned int barrier_arrived;
@@ -401,6 +404,24 @@ struct NumberCount<Part, Parts...> {
   static constexpr int value = (IsText<Part>::value ? 0 : 1) + NumberCount<Parts...>::value;
 };
 
+// The message of a failure (or of the allocation that stopped a launch) into the launch record.
+__device__ __noinline__ inline void write_message(scangen_cuda_launch* launch, int line, int column, const Part* parts,
+                                                  int count) {
+  launch->error_line = line;
+  launch->error_column = column;
+  int n = 0, numbers = 0;
+  for (int i = 0; i < count && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++i) {
+    if (!parts[i].text) {
+      launch->error_numbers[numbers++] = parts[i].number;
+      launch->error_message[n++] = SCANGEN_CUDA_ERROR_NUMBER_MARK;
+      continue;
+    }
+    for (const char* c = parts[i].text; *c && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++c)
+      launch->error_message[n++] = *c;
+  }
+  launch->error_message[n] = '\0';
+}
+
 // Out of line, once per module: failures are rare, and a message inlined at every check made the
 // kernels large and slow to compile.
 __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, long long key, int line, int column,
@@ -414,19 +435,7 @@ __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, 
   if ((unsigned long long)key < launch->error_key) {
     // Read without the lock by other threads' early-out above.
     SCANGEN_CUDA_STORE_VOLATILE64(&launch->error_key, (unsigned long long)key);
-    launch->error_line = line;
-    launch->error_column = column;
-    int n = 0, numbers = 0;
-    for (int i = 0; i < count && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++i) {
-      if (!parts[i].text) {
-        launch->error_numbers[numbers++] = parts[i].number;
-        launch->error_message[n++] = SCANGEN_CUDA_ERROR_NUMBER_MARK;
-        continue;
-      }
-      for (const char* c = parts[i].text; *c && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++c)
-        launch->error_message[n++] = *c;
-    }
-    launch->error_message[n] = '\0';
+    write_message(launch, line, column, parts, count);
     launch->status = SCANGEN_CUDA_USER_ERROR;
   }
   __threadfence();
@@ -472,6 +481,17 @@ class Context {
   template <class... Parts>
   __device__ void fail_uniform(int line, int column, const Parts&... parts) {
     if (leader()) fail(0, line, column, parts...);
+  }
+  // After take() found the arena full: which allocation it was, at line:column, in the words every
+  // backend uses for a value it cannot allocate. The host reports it when it cannot have the
+  // larger arena; otherwise it launches again. Uniform, like take().
+  template <class... Parts>
+  __device__ void arena_full(int line, int column, const Parts&... parts) {
+    static_assert(detail::NumberCount<Parts...>::value <= SCANGEN_CUDA_ERROR_NUMBERS,
+                  "an error message with more numbers than the launch record holds");
+    if (!leader() || launch_->status != SCANGEN_CUDA_NEEDS_ARENA) return;
+    const detail::Part list[] = {detail::Part(parts)...};
+    detail::write_message(launch_, line, column, list, int(sizeof...(Parts)));
   }
   // After a barrier: whether any thread failed in the phase the barrier ended (all threads see the
   // same answer). Not the launch's status: a thread that passed the barrier early may already
@@ -719,6 +739,39 @@ namespace sgc = scangen_cuda_v1;
 __device__ void place_impl(sgc::Context& ctx, const int32_t* location, int64_t location_d0, int64_t location_d1, const float* values, int64_t values_d0, const float* /*model*/, int64_t model_d0, int64_t model_d1) {
   sgc::Storage<float> t_storage;
   sgc::Storage<float> out_storage;
+  if (!(location_d0 >= 0)) {
+    ctx.fail_uniform(2, 10, "argument 'location' of 'place': dimension 0 is ", int64_t{location_d0}, "; dimensions must be >= 0");
+    return;
+  }
+  if (!(location_d1 >= 0)) {
+    ctx.fail_uniform(2, 10, "argument 'location' of 'place': dimension 1 is ", int64_t{location_d1}, "; dimensions must be >= 0");
+    return;
+  }
+  if (!(((location_d0 == 0) || (location_d1 == 0)) || ((1152921504606846976 >= location_d0) && ((1152921504606846976 / sg::max<int64_t>(location_d1, 1)) >= location_d0)))) {
+    ctx.fail_uniform(2, 10, "argument 'location' of 'place' (i32[", int64_t{location_d0}, ", ", int64_t{location_d1}, "]) is larger than 4611686018427387904 bytes");
+    return;
+  }
+  if (!(values_d0 >= 0)) {
+    ctx.fail_uniform(2, 31, "argument 'values' of 'place': dimension 0 is ", int64_t{values_d0}, "; dimensions must be >= 0");
+    return;
+  }
+  if (!(1152921504606846976 >= values_d0)) {
+    ctx.fail_uniform(2, 31, "argument 'values' of 'place' (f32[", int64_t{values_d0}, "]) is larger than 4611686018427387904 bytes");
+    return;
+  }
+  if (!(model_d0 >= 0)) {
+    ctx.fail_uniform(2, 47, "argument 'model' of 'place': dimension 0 is ", int64_t{model_d0}, "; dimensions must be >= 0");
+    return;
+  }
+  if (!(model_d1 >= 0)) {
+    ctx.fail_uniform(2, 47, "argument 'model' of 'place': dimension 1 is ", int64_t{model_d1}, "; dimensions must be >= 0");
+    return;
+  }
+  if (!(((model_d0 == 0) || (model_d1 == 0)) || ((1152921504606846976 >= model_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= model_d0)))) {
+    ctx.fail_uniform(2, 47, "argument 'model' of 'place' (f32[", int64_t{model_d0}, ", ", int64_t{model_d1}, "]) is larger than 4611686018427387904 bytes");
+    return;
+  }
+  const int64_t count_2 = model_d0 * model_d1;
   if (!(location_d1 == 2)) {
     ctx.fail_uniform(2, 10, "argument 'location' of 'place': dimension 1 is ", int64_t{location_d1}, " but must be 2");
     return;
@@ -728,23 +781,36 @@ __device__ void place_impl(sgc::Context& ctx, const int32_t* location, int64_t l
     return;
   }
   // scan at 3:15
-  const int64_t count = model_d0 * model_d1;
-  float* const t = t_storage.ensure(ctx, count);
-  if (!t) return;
+  if (!(((model_d0 == 0) || (model_d1 == 0)) || ((1152921504606846976 >= model_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= model_d0)))) {
+    ctx.fail_uniform(4, 22, "cannot allocate the value (f32[", int64_t{model_d0}, ", ", int64_t{model_d1}, "], more than 4611686018427387904 bytes)");
+    return;
+  }
+  float* const t = t_storage.ensure(ctx, count_2);
+  if (!t) {
+    ctx.arena_full(4, 22, "cannot allocate the value (f32[", int64_t{model_d0}, ", ", int64_t{model_d1}, "], ", int64_t{(count_2 * 4)}, " bytes)");
+    return;
+  }
   #pragma unroll 1
-  for (int64_t i = 0 + ctx.rank(); i < count; i += ctx.width()) {
+  for (int64_t i = 0 + ctx.rank(); i < count_2; i += ctx.width()) {
     t[i] = 0.0f;
   }
   ctx.barrier();
-  const int64_t capacity = location_d0 * count;
-  float* const out = out_storage.ensure(ctx, capacity);
-  if (!out) return;
+  if (!((((location_d0 == 0) || (model_d0 == 0)) || (model_d1 == 0)) || (((1152921504606846976 >= location_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d0, 1)) >= location_d0)) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= (location_d0 * model_d0))))) {
+    ctx.fail_uniform(3, 15, "cannot allocate the rows of 'out' (f32[", int64_t{location_d0}, ", ", int64_t{model_d0}, ", ", int64_t{model_d1}, "], more than 4611686018427387904 bytes)");
+    return;
+  }
+  const int64_t count_4 = (location_d0 * model_d0) * model_d1;
+  float* const out = out_storage.ensure(ctx, count_4);
+  if (!out) {
+    ctx.arena_full(3, 15, "cannot allocate the rows of 'out' (f32[", int64_t{location_d0}, ", ", int64_t{model_d0}, ", ", int64_t{model_d1}, "], ", int64_t{(count_4 * 4)}, " bytes)");
+    return;
+  }
   for (int64_t step = 0; step < location_d0; ++step) {
     const int32_t* const location_t = location + (step * 2);
     const float values_t = sgc::input(values + step);
-    float* const out_t = out + (step * count);
+    float* const out_t = out + (step * count_2);
     ctx.barrier();
-    sgc::copy(ctx, out_t, t, count);
+    sgc::copy(ctx, out_t, t, count_2);
     const int32_t element = sgc::input(location_t + 0);
     const int64_t v = sg::cast<int64_t>(element);
     const int64_t index = (v < 0) ? (v + model_d0) : v;
@@ -884,9 +950,17 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
   const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); }, block_limit);
   unsigned long long capacity = arena_hint < 4096 ? 4096 : arena_hint;
   Outcome out;
+  // The allocation that asked for a larger arena, reported when there is no such memory.
+  Outcome wanted;
   for (;;) {
     Memory arena{ops};
-    arena.address = ops.allocate(size_t(capacity));
+    try {
+      arena.address = ops.allocate(size_t(capacity));
+    } catch (const std::exception& e) {
+      if (wanted.message.empty()) throw;
+      wanted.message += std::string(": ") + e.what();
+      return wanted;
+    }
     std::memset(host.data(), 0, host.size());
     launch->abi_version = SCANGEN_CUDA_ABI_VERSION;
     launch->num_args = int(args.size());
@@ -906,6 +980,10 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
         throw std::logic_error("scangen kernel: the arena protocol did not progress");
       unsigned long long twice = capacity * 2;
       capacity = launch->arena_needed > twice ? launch->arena_needed : twice;
+      wanted.line = launch->error_line;
+      wanted.column = launch->error_column;
+      launch->error_message[SCANGEN_CUDA_ERROR_CAPACITY - 1] = '\0';
+      wanted.message = error_text(*launch);
       continue;
     }
     if (launch->status == SCANGEN_CUDA_USER_ERROR) {

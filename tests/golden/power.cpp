@@ -253,6 +253,8 @@ template <class T> class Storage {
   Storage& operator=(const Storage&) = delete;
   ~Storage() { std::free(data_); }
 
+  // Room for `count` elements, or null when there is no memory. Callers check first that the
+  // bytes are within the limit of every backend (kMaxTensorBytes, 2^62), so they never overflow.
   T* ensure(int64_t count) {
     if (count > capacity_) {
       std::free(data_);
@@ -260,19 +262,19 @@ template <class T> class Storage {
       capacity_ = 0;
       size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
       data_ = static_cast<T*>(std::aligned_alloc(64, bytes));
-      if (!data_) throw std::bad_alloc();
+      if (!data_) return nullptr;
       capacity_ = count;
     }
     return data_ ? data_ : reinterpret_cast<T*>(&empty_);
   }
   // Room for `count` elements keeping the first `keep`: the result buffers of a scan that stops on
   // `until` grow this way (by doubling, so a few times in all) instead of holding the largest
-  // number of steps up front.
+  // number of steps up front. Null when there is no memory (the buffer is then left as it was).
   T* grow(int64_t count, int64_t keep) {
     if (count <= capacity_) return data_;
     size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
     T* bigger = static_cast<T*>(std::aligned_alloc(64, bytes));
-    if (!bigger) throw std::bad_alloc();
+    if (!bigger) return nullptr;
     if (keep > 0) std::memcpy(static_cast<void*>(bigger), data_, size_t(keep) * sizeof(T));
     std::free(data_);
     data_ = bigger;
@@ -339,9 +341,13 @@ namespace sg = scangen::scalar_v1;
 void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>& result0) {
   scangen_rt_v1::Storage<float> acc_storage;
   const int64_t k_value = sg::cast<int64_t>(k);
+  if (!(A_d0 >= 0)) scangen_rt_v1::fail(2, 10, "argument 'A' of 'power': dimension 0 is ", int64_t{A_d0}, "; dimensions must be >= 0");
+  if (!(1152921504606846976 >= A_d0)) scangen_rt_v1::fail(2, 10, "argument 'A' of 'power' (f32[", int64_t{A_d0}, "]) is larger than 4611686018427387904 bytes");
   // scan at 3:15
   if (!(k_value >= 0)) scangen_rt_v1::fail(3, 15, "steps is ", int64_t{k_value}, "; it must be >= 0");
+  if (!(1152921504606846976 >= A_d0)) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'acc' (f32[1, ", int64_t{A_d0}, "], more than 4611686018427387904 bytes)");
   float* __restrict const acc = acc_storage.ensure(A_d0);
+  if (!acc) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'acc' (f32[1, ", int64_t{A_d0}, "], ", int64_t{(A_d0 * 4)}, " bytes)");
   SCANGEN_IVDEP
   for (int64_t i = 0; i < A_d0; ++i) {
     acc[i] = 1.0f;
@@ -354,7 +360,7 @@ void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>&
   }
   const int64_t acc_rows = sg::min<int64_t>(k_value, 1);
   const int64_t index = -1 + acc_rows;
-  if (!((index >= 0) && (index < acc_rows))) scangen_rt_v1::fail(7, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{acc_rows});
+  if (!((index >= 0) && (index < acc_rows))) scangen_rt_v1::fail(7, 12, "index -1 is out of range for dimension 0 of size ", int64_t{acc_rows});
   const int64_t offset = index * A_d0;
   float* __restrict const view = acc + offset;
   result0 = scangen::Tensor<float>::adopt(acc_storage.release(), view, {A_d0});

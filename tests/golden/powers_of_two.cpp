@@ -253,6 +253,8 @@ template <class T> class Storage {
   Storage& operator=(const Storage&) = delete;
   ~Storage() { std::free(data_); }
 
+  // Room for `count` elements, or null when there is no memory. Callers check first that the
+  // bytes are within the limit of every backend (kMaxTensorBytes, 2^62), so they never overflow.
   T* ensure(int64_t count) {
     if (count > capacity_) {
       std::free(data_);
@@ -260,19 +262,19 @@ template <class T> class Storage {
       capacity_ = 0;
       size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
       data_ = static_cast<T*>(std::aligned_alloc(64, bytes));
-      if (!data_) throw std::bad_alloc();
+      if (!data_) return nullptr;
       capacity_ = count;
     }
     return data_ ? data_ : reinterpret_cast<T*>(&empty_);
   }
   // Room for `count` elements keeping the first `keep`: the result buffers of a scan that stops on
   // `until` grow this way (by doubling, so a few times in all) instead of holding the largest
-  // number of steps up front.
+  // number of steps up front. Null when there is no memory (the buffer is then left as it was).
   T* grow(int64_t count, int64_t keep) {
     if (count <= capacity_) return data_;
     size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
     T* bigger = static_cast<T*>(std::aligned_alloc(64, bytes));
-    if (!bigger) throw std::bad_alloc();
+    if (!bigger) return nullptr;
     if (keep > 0) std::memcpy(static_cast<void*>(bigger), data_, size_t(keep) * sizeof(T));
     std::free(data_);
     data_ = bigger;
@@ -340,14 +342,19 @@ void powers_of_two_impl(float max_value, scangen::Tensor<float>& result0) {
   scangen_rt_v1::Storage<float> p_storage;
   // scan at 3:13
   int64_t rows_held = int64_t{1024};
-  const int64_t capacity = rows_held;
-  float* __restrict p = p_storage.ensure(capacity);
+  if (!(1152921504606846976 >= rows_held)) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], more than 4611686018427387904 bytes)");
+  const int64_t count = rows_held;
+  float* __restrict p = p_storage.ensure(count);
+  if (!p) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], ", int64_t{(count * 4)}, " bytes)");
   float p_1 = 1.0f;
   int64_t taken = int64_t{1024};
   for (int64_t step = 0; step < 1024; ++step) {
     if (step == rows_held) {
-      rows_held = sg::min<int64_t>(1024, (rows_held * 2));
-      p = p_storage.grow(rows_held, step);
+      rows_held = rows_held + sg::min<int64_t>(rows_held, (1024 - rows_held));
+      if (!(1152921504606846976 >= rows_held)) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], more than 4611686018427387904 bytes)");
+      const int64_t count_2 = rows_held;
+      p = p_storage.grow(count_2, step);
+      if (!p) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], ", int64_t{(count_2 * 4)}, " bytes)");
     }
     const float v = p_1 * 2.0f;
     p[step] = v;

@@ -21,15 +21,16 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 4
+#define SCANGEN_CUDA_ABI_VERSION 5
 #define SCANGEN_CUDA_MAX_RANK 8
 /* The most threads of a block: launches use at most this many, and kernels may say so in
  * __launch_bounds__ (a launch of more threads than a kernel declares fails). */
 #define SCANGEN_CUDA_BLOCK_THREADS 256
 #define SCANGEN_CUDA_ERROR_CAPACITY 1024
 /* Numbers in an error message: the kernel writes the mark in their place and the number into
- * error_numbers; the host prints them. */
-#define SCANGEN_CUDA_ERROR_NUMBERS 8
+ * error_numbers; the host prints them. The most a message has: two shapes of rank 8 (shapes that
+ * cannot be broadcast together). */
+#define SCANGEN_CUDA_ERROR_NUMBERS 16
 #define SCANGEN_CUDA_ERROR_NUMBER_MARK '\x01'
 /* The alignment of every buffer carved out of the arena (bytes). */
 #define SCANGEN_CUDA_ARENA_ALIGNMENT 256
@@ -54,7 +55,9 @@ typedef struct scangen_cuda_launch {
   int status;
   unsigned long long arena;           /* device address */
   unsigned long long arena_capacity;  /* bytes */
-  unsigned long long arena_needed;    /* NEEDS_ARENA: bytes the kernel needed when it stopped */
+  unsigned long long arena_needed;    /* NEEDS_ARENA: bytes the kernel needed when it stopped; the
+                                       * error fields then say which allocation it was (the error
+                                       * the host reports when it cannot have that many) */
   unsigned long long arena_used;      /* bytes used by a kernel that finished */
   /* The grid barrier: arrivals of this round, and rounds completed. Zero at launch. */
   unsigned int barrier_arrived;
@@ -401,6 +404,24 @@ struct NumberCount<Part, Parts...> {
   static constexpr int value = (IsText<Part>::value ? 0 : 1) + NumberCount<Parts...>::value;
 };
 
+// The message of a failure (or of the allocation that stopped a launch) into the launch record.
+__device__ __noinline__ inline void write_message(scangen_cuda_launch* launch, int line, int column, const Part* parts,
+                                                  int count) {
+  launch->error_line = line;
+  launch->error_column = column;
+  int n = 0, numbers = 0;
+  for (int i = 0; i < count && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++i) {
+    if (!parts[i].text) {
+      launch->error_numbers[numbers++] = parts[i].number;
+      launch->error_message[n++] = SCANGEN_CUDA_ERROR_NUMBER_MARK;
+      continue;
+    }
+    for (const char* c = parts[i].text; *c && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++c)
+      launch->error_message[n++] = *c;
+  }
+  launch->error_message[n] = '\0';
+}
+
 // Out of line, once per module: failures are rare, and a message inlined at every check made the
 // kernels large and slow to compile.
 __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, long long key, int line, int column,
@@ -414,19 +435,7 @@ __device__ __noinline__ inline void record_failure(scangen_cuda_launch* launch, 
   if ((unsigned long long)key < launch->error_key) {
     // Read without the lock by other threads' early-out above.
     SCANGEN_CUDA_STORE_VOLATILE64(&launch->error_key, (unsigned long long)key);
-    launch->error_line = line;
-    launch->error_column = column;
-    int n = 0, numbers = 0;
-    for (int i = 0; i < count && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++i) {
-      if (!parts[i].text) {
-        launch->error_numbers[numbers++] = parts[i].number;
-        launch->error_message[n++] = SCANGEN_CUDA_ERROR_NUMBER_MARK;
-        continue;
-      }
-      for (const char* c = parts[i].text; *c && n + 1 < SCANGEN_CUDA_ERROR_CAPACITY; ++c)
-        launch->error_message[n++] = *c;
-    }
-    launch->error_message[n] = '\0';
+    write_message(launch, line, column, parts, count);
     launch->status = SCANGEN_CUDA_USER_ERROR;
   }
   __threadfence();
@@ -472,6 +481,17 @@ class Context {
   template <class... Parts>
   __device__ void fail_uniform(int line, int column, const Parts&... parts) {
     if (leader()) fail(0, line, column, parts...);
+  }
+  // After take() found the arena full: which allocation it was, at line:column, in the words every
+  // backend uses for a value it cannot allocate. The host reports it when it cannot have the
+  // larger arena; otherwise it launches again. Uniform, like take().
+  template <class... Parts>
+  __device__ void arena_full(int line, int column, const Parts&... parts) {
+    static_assert(detail::NumberCount<Parts...>::value <= SCANGEN_CUDA_ERROR_NUMBERS,
+                  "an error message with more numbers than the launch record holds");
+    if (!leader() || launch_->status != SCANGEN_CUDA_NEEDS_ARENA) return;
+    const detail::Part list[] = {detail::Part(parts)...};
+    detail::write_message(launch_, line, column, list, int(sizeof...(Parts)));
   }
   // After a barrier: whether any thread failed in the phase the barrier ended (all threads see the
   // same answer). Not the launch's status: a thread that passed the barrier early may already
@@ -720,17 +740,32 @@ __device__ void powers_of_two_impl(sgc::Context& ctx, float max_value) {
   sgc::Storage<float> p_storage;
   // scan at 3:13
   int64_t rows_held = int64_t{1024};
-  const int64_t capacity = rows_held;
-  float* p = p_storage.ensure(ctx, capacity);
-  if (!p) return;
+  if (!(1152921504606846976 >= rows_held)) {
+    ctx.fail_uniform(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], more than 4611686018427387904 bytes)");
+    return;
+  }
+  const int64_t count = rows_held;
+  float* p = p_storage.ensure(ctx, count);
+  if (!p) {
+    ctx.arena_full(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], ", int64_t{(count * 4)}, " bytes)");
+    return;
+  }
   float p_1 = 1.0f;
   int64_t taken = int64_t{1024};
   for (int64_t step = 0; step < 1024; ++step) {
     if (step == rows_held) {
-      rows_held = sg::min<int64_t>(1024, (rows_held * 2));
+      rows_held = rows_held + sg::min<int64_t>(rows_held, (1024 - rows_held));
+      if (!(1152921504606846976 >= rows_held)) {
+        ctx.fail_uniform(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], more than 4611686018427387904 bytes)");
+        return;
+      }
+      const int64_t count_2 = rows_held;
       ctx.barrier();
-      p = p_storage.grow(ctx, rows_held, step);
-      if (!p) return;
+      p = p_storage.grow(ctx, count_2, step);
+      if (!p) {
+        ctx.arena_full(3, 13, "cannot allocate the rows of 'p' (f32[", int64_t{rows_held}, "], ", int64_t{(count_2 * 4)}, " bytes)");
+        return;
+      }
     }
     const float v = p_1 * 2.0f;
     p[step] = v;
@@ -863,9 +898,17 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
   const LaunchShape shape = launch_shape(width, [&](unsigned block) { return ops.max_blocks(block); }, block_limit);
   unsigned long long capacity = arena_hint < 4096 ? 4096 : arena_hint;
   Outcome out;
+  // The allocation that asked for a larger arena, reported when there is no such memory.
+  Outcome wanted;
   for (;;) {
     Memory arena{ops};
-    arena.address = ops.allocate(size_t(capacity));
+    try {
+      arena.address = ops.allocate(size_t(capacity));
+    } catch (const std::exception& e) {
+      if (wanted.message.empty()) throw;
+      wanted.message += std::string(": ") + e.what();
+      return wanted;
+    }
     std::memset(host.data(), 0, host.size());
     launch->abi_version = SCANGEN_CUDA_ABI_VERSION;
     launch->num_args = int(args.size());
@@ -885,6 +928,10 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
         throw std::logic_error("scangen kernel: the arena protocol did not progress");
       unsigned long long twice = capacity * 2;
       capacity = launch->arena_needed > twice ? launch->arena_needed : twice;
+      wanted.line = launch->error_line;
+      wanted.column = launch->error_column;
+      launch->error_message[SCANGEN_CUDA_ERROR_CAPACITY - 1] = '\0';
+      wanted.message = error_text(*launch);
       continue;
     }
     if (launch->status == SCANGEN_CUDA_USER_ERROR) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "codegen/cpp_names.h"
+#include "support/check.h"
 
 namespace scangen::codegen {
 
@@ -174,10 +175,19 @@ void CppPrinter::print_if(const lir::Stmt& s, int indent, std::ostringstream& os
 
 std::string CppPrinter::failure_arguments(const lir::Stmt& s) {
   std::string out = std::to_string(s.line) + ", " + std::to_string(s.col);
+  std::string text;  // consecutive pieces of text (and constants), printed as one literal
   for (const lir::MessagePart& m : s.message) {
-    if (!m.text.empty()) out += ", " + quote(m.text);
-    if (m.value) out += ", int64_t{" + expr(m.value, true) + "}";
+    text += m.text;
+    if (!m.value) continue;
+    if (std::optional<int64_t> c = lir::const_int(m.value)) {
+      text += std::to_string(*c);
+      continue;
+    }
+    if (!text.empty()) out += ", " + quote(text);
+    text.clear();
+    out += ", int64_t{" + expr(m.value, true) + "}";
   }
+  if (!text.empty()) out += ", " + quote(text);
   return out;
 }
 
@@ -186,15 +196,20 @@ void CppPrinter::print_check(const lir::Stmt& s, int indent, std::ostringstream&
      << failure_arguments(s) << ");\n";
 }
 
+// A buffer that cannot be had fails the program at the allocation, in the interpreter's words.
 void CppPrinter::print_alloc(const lir::Stmt& s, int indent, std::ostringstream& os) {
-  os << std::string(size_t(indent), ' ') << ctype(s.vtype.elem)
-     << (s.mutable_pointer ? "* __restrict " : "* __restrict const ") << s.var << " = " << s.storage << ".ensure("
-     << expr(s.value, true) << ");\n";
+  SCANGEN_CHECK(!s.message.empty(), "an allocation without its failure message");
+  std::string pad(size_t(indent), ' ');
+  os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* __restrict " : "* __restrict const ") << s.var << " = "
+     << s.storage << ".ensure(" << expr(s.value, true) << ");\n"
+     << pad << "if (!" << s.var << ") scangen_rt_v1::fail(" << failure_arguments(s) << ");\n";
 }
 
 void CppPrinter::print_grow(const lir::Stmt& s, int indent, std::ostringstream& os) {
-  os << std::string(size_t(indent), ' ') << s.var << " = " << s.storage << ".grow(" << expr(s.value, true) << ", "
-     << expr(s.index, true) << ");\n";
+  SCANGEN_CHECK(!s.message.empty(), "a growth without its failure message");
+  std::string pad(size_t(indent), ' ');
+  os << pad << s.var << " = " << s.storage << ".grow(" << expr(s.value, true) << ", " << expr(s.index, true) << ");\n"
+     << pad << "if (!" << s.var << ") scangen_rt_v1::fail(" << failure_arguments(s) << ");\n";
 }
 
 void CppPrinter::print_call(const lir::Stmt& s, int indent, std::ostringstream& os) {

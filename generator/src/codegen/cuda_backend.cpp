@@ -177,8 +177,8 @@ class CudaPrinter : public CppPrinter {
     SCANGEN_CHECK(element_depth_ == 0, "an allocation inside an element loop");
     std::string pad(size_t(indent), ' ');
     os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* " : "* const ") << s.var << " = " << s.storage
-       << ".ensure(ctx, " << expr(s.value, true) << ");\n"
-       << pad << "if (!" << s.var << ") return;\n";
+       << ".ensure(ctx, " << expr(s.value, true) << ");\n";
+    print_arena_full(s, indent, os);
   }
 
   void print_grow(const Stmt& s, int indent, std::ostringstream& os) override {
@@ -186,9 +186,19 @@ class CudaPrinter : public CppPrinter {
     std::string pad(size_t(indent), ' ');
     if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
     os << pad << s.var << " = " << s.storage << ".grow(ctx, " << expr(s.value, true) << ", " << expr(s.index, true)
-       << ");\n"
-       << pad << "if (!" << s.var << ") return;\n";
+       << ");\n";
+    print_arena_full(s, indent, os);
     loaded_ = stored_ = false;
+  }
+
+  // A full arena stops the launch, which the host runs again with a larger one; the allocation's
+  // message is what it reports when it cannot have that much device memory.
+  void print_arena_full(const Stmt& s, int indent, std::ostringstream& os) {
+    std::string pad(size_t(indent), ' ');
+    os << pad << "if (!" << s.var << ") {\n"
+       << pad << "  ctx.arena_full(" << failure_arguments(s) << ");\n"
+       << pad << "  return;\n"
+       << pad << "}\n";
   }
 
   void print_call(const Stmt& s, int indent, std::ostringstream& os) override {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "ir/analysis.h"
+#include "scangen/runtime/tensor.h"
 #include "support/check.h"
 
 namespace scangen::codegen {
@@ -260,6 +261,7 @@ class FunctionLowering {
   FunctionLowering(const ir::Function& fn, lir::Function& out) : fn_(fn), out_(out) {}
 
   void run();
+  void check_argument_size(const ir::ArgDecl& arg, const Tensor& t);
 
   // ---- emission into the current block
   void emit(StmtRef s) { cur->push_back(std::move(s)); }
@@ -356,9 +358,99 @@ class FunctionLowering {
     emit(s);
   }
 
-  // A new buffer of `count` elements; returns its pointer and names its storage.
-  ExprRef allocate(const std::string& hint, DType elem, ExprRef count, std::string* storage_name,
-                   bool growable = false) {
+  // ---- buffers, and the sizes they may have
+
+  // What a buffer holds, for the errors: "the value" or "the rows of 'x'", at a location.
+  struct BufferSite {
+    Loc loc;
+    std::string what;
+  };
+
+  // The element count of `dims` (all >= 0) of `elem`, after a check that its bytes stay within
+  // kMaxTensorBytes, the limit every backend refuses tensors beyond (products that would overflow
+  // are never computed: && and || short-circuit); `too_large` is the check's message.
+  ExprRef checked_count(const std::vector<ExprRef>& dims, DType elem, const Loc& loc, std::vector<MessagePart> too_large) {
+    const int64_t limit = kMaxTensorBytes / int64_t(dtype_size(elem));
+    ExprRef count = lir::i64(1);
+    for (const ExprRef& d : dims) count = lir::mul(count, d);
+    // The constant dims first: their product (limit + 1 once past the limit); a 0 among them
+    // means no elements, however large the others.
+    int64_t constant = 1;
+    std::vector<ExprRef> variable;
+    for (const ExprRef& d : dims) {
+      std::optional<int64_t> c = lir::const_int(d);
+      if (!c) variable.push_back(d);
+      else if (*c == 0) return let("count", count);
+      else constant = constant > limit / *c ? limit + 1 : constant * *c;
+    }
+    // partial * d <= limit at every factor, tested as partial <= limit / d (or, while partial is a
+    // constant, d <= limit / partial): an overflowing product is never computed.
+    ExprRef fits = lir::imm(ir::Scalar::of_bool(constant <= limit));
+    ExprRef partial = lir::i64(constant);
+    for (const ExprRef& d : variable) {
+      std::optional<int64_t> p = lir::const_int(partial);
+      fits = lir::logical_and(fits, p ? lir::ge(lir::i64(limit / std::min(*p, limit)), d)
+                                      : lir::ge(lir::quotient(lir::i64(limit), lir::max(d, lir::i64(1))), partial));
+      partial = lir::mul(partial, d);
+    }
+    // With two or more sizes known only at run time, one of them may be 0 however large the others.
+    ExprRef empty = lir::imm(ir::Scalar::of_bool(false));
+    if (variable.size() >= 2)
+      for (const ExprRef& d : variable) empty = lir::logical_or(empty, lir::eq(d, lir::i64(0)));
+    check(lir::logical_or(empty, fits), loc, std::move(too_large));
+    return let("count", count);
+  }
+
+  // "cannot allocate <what> (f32[d0, d1], <bytes> bytes)", or "more than kMaxTensorBytes bytes"
+  // without `bytes`: allocation_failure() of the runtime, which the interpreter raises.
+  static std::vector<MessagePart> allocation_message(const std::string& what, DType elem, const std::vector<ExprRef>& dims,
+                                                     const ExprRef& bytes) {
+    std::vector<MessagePart> m{{"cannot allocate " + what + " (" + dtype_text(elem), nullptr}};
+    for (MessagePart& p : shape_parts(dims)) m.push_back(std::move(p));
+    if (bytes) {
+      m.push_back({", ", nullptr});
+      m.push_back({"", bytes});
+      m.push_back({" bytes)", nullptr});
+    } else {
+      m.push_back({", more than " + std::to_string(kMaxTensorBytes) + " bytes)", nullptr});
+    }
+    return m;
+  }
+
+  // The buffer a value of `dims` is computed into: `dest` when given (whoever made it checked its
+  // size), else a new one, whose storage is named in *storage_name. *count gets the element count.
+  ExprRef buffer_for(const ExprRef& dest, const std::string& hint, DType elem, const std::vector<ExprRef>& dims,
+                     const BufferSite& site, std::string* storage_name, ExprRef* count) {
+    if (dest) {
+      *count = product(dims, "count");
+      return dest;
+    }
+    *count = checked_count(dims, elem, site.loc, allocation_message(site.what, elem, dims, nullptr));
+    return allocate(hint, elem, *count, storage_name, site.loc, allocation_message(site.what, elem, dims, bytes_of(*count, elem)));
+  }
+
+  ExprRef bytes_of(const ExprRef& count, DType elem) { return lir::mul(count, lir::i64(int64_t(dtype_size(elem)))); }
+
+  // The element count of a scan output's buffer of `rows` rows of `row_dims`, of which the result
+  // shows `shown` (a state's init rows come first), both checked like any value's size; and the
+  // message of a failed allocation, which speaks of the result's shape as the interpreter does.
+  std::pair<ExprRef, std::vector<MessagePart>> rows_count(const ExprRef& rows, const ExprRef& shown,
+                                                          const std::vector<ExprRef>& row_dims, DType elem,
+                                                          const BufferSite& site) {
+    std::vector<ExprRef> result{shown}, buffer{rows};
+    result.insert(result.end(), row_dims.begin(), row_dims.end());
+    buffer.insert(buffer.end(), row_dims.begin(), row_dims.end());
+    ExprRef result_count = checked_count(result, elem, site.loc, allocation_message(site.what, elem, result, nullptr));
+    ExprRef count = lir::same_expr(rows, shown)
+                        ? result_count
+                        : checked_count(buffer, elem, site.loc, allocation_message(site.what, elem, result, nullptr));
+    return {count, allocation_message(site.what, elem, result, bytes_of(result_count, elem))};
+  }
+
+  // A new buffer of `count` elements (checked by the caller); returns its pointer and names its
+  // storage. When the memory cannot be had, the program fails at `loc` with `failure`.
+  ExprRef allocate(const std::string& hint, DType elem, ExprRef count, std::string* storage_name, const Loc& loc,
+                   std::vector<MessagePart> failure, bool growable = false) {
     std::string storage = names.fresh(hint + "_storage");
     out_.storages.push_back({storage, elem});
     auto s = std::make_shared<Stmt>();
@@ -368,19 +460,26 @@ class FunctionLowering {
     s->vtype = lir::VarType::pointer(elem);
     s->storage = storage;
     s->value = std::move(count);
+    s->line = loc.line;
+    s->col = loc.col;
+    s->message = std::move(failure);
     emit(s);
     if (storage_name) *storage_name = storage;
     return lir::ptr_var(s->var, elem);
   }
 
-  // Grows a growable buffer to `count` elements keeping the first `keep`.
-  void grow(const ExprRef& ptr, const std::string& storage, ExprRef count, ExprRef keep) {
+  // Grows a growable buffer to `count` elements keeping the first `keep`; fails like allocate().
+  void grow(const ExprRef& ptr, const std::string& storage, ExprRef count, ExprRef keep, const Loc& loc,
+            std::vector<MessagePart> failure) {
     auto s = std::make_shared<Stmt>();
     s->kind = StmtKind::Grow;
     s->var = ptr->name;
     s->storage = storage;
     s->value = std::move(count);
     s->index = std::move(keep);
+    s->line = loc.line;
+    s->col = loc.col;
+    s->message = std::move(failure);
     emit(s);
   }
 
@@ -827,7 +926,8 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
       t.dims = dims(n.output(0));
       if (!t.data) {
         // A scalar (held in an expression) becomes one element in memory.
-        t.data = dest ? dest : F.allocate("row", t.dtype, lir::i64(1), &t.storage);
+        ExprRef one;
+        t.data = F.buffer_for(dest, "row", t.dtype, t.dims, {n.loc(), "the value"}, &t.storage, &one);
         F.store(t.data, lir::i64(0), t.scalar);
         t.scalar = nullptr;
         return {t};
@@ -907,8 +1007,7 @@ bool GraphLowering::fusable(const Value& v, const ir::Node& user) {
 }
 
 constexpr size_t kMaxFusedNodes = 64;
-// Rows a scan that stops on `until` holds before it first grows its buffers.
-constexpr int64_t kInitialUntilRows = 1024;
+using ir::kInitialUntilRows;
 
 struct GraphLowering::Cluster {
   const ir::Node* root = nullptr;
@@ -969,8 +1068,8 @@ Tensor GraphLowering::elementwise(const ir::Node& root, const ExprRef& dest) {
   out.dtype = root_type.dtype;
   out.rank = root_type.rank();
   out.dims = c.root_dims;
-  ExprRef total = F.product(c.root_dims, "count");
-  out.data = dest ? dest : F.allocate("t", out.dtype, total, &out.storage);
+  ExprRef total;
+  out.data = F.buffer_for(dest, "t", out.dtype, c.root_dims, {root.loc(), "the value"}, &out.storage, &total);
 
   if (c.flat) {
     F.loop("i", lir::i64(0), total, lir::LoopKind::Vector,
@@ -1103,11 +1202,11 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
   out.rank = int(xd.size()) - 1;
   out.dims = xd;
   out.dims.erase(out.dims.begin() + axis);
-  ExprRef count = F.let("count", lir::mul(outer, inner));
   if (out.rank == 0) {
     SCANGEN_UNREACHABLE("a reduction along the only axis has rank 0 and no axis");
   }
-  out.data = dest ? dest : F.allocate("reduced", d, count, &out.storage);
+  ExprRef count;
+  out.data = F.buffer_for(dest, "reduced", d, out.dims, {n.loc(), "the value"}, &out.storage, &count);
   if (extremum)
     F.check(lir::logical_or(lir::ge(length, lir::i64(1)), lir::eq(count, lir::i64(0))), n.loc(),
             {{std::string(name) + " over an axis of size 0", nullptr}});
@@ -1171,7 +1270,8 @@ Tensor GraphLowering::matmul(const ir::MatMulNode& n, const ExprRef& dest) {
     if (dest) F.store(dest, lir::i64(0), acc);
     return out;
   }
-  out.data = dest ? dest : F.allocate("product", d, F.product(out.dims, "count"), &out.storage);
+  ExprRef count;
+  out.data = F.buffer_for(dest, "product", d, out.dims, {n.loc(), "the value"}, &out.storage, &count);
   F.call("matmul", {out.data, a.data, b.data, m, k, cols});
   return out;
 }
@@ -1256,8 +1356,8 @@ Tensor GraphLowering::index(const ir::IndexNode& n, const ExprRef& dest) {
     out.storage = x.storage;
     return out;
   }
-  ExprRef total = F.product(out.dims, "count");
-  out.data = dest ? dest : F.allocate("gathered", out.dtype, total, &out.storage);
+  ExprRef total;
+  out.data = F.buffer_for(dest, "gathered", out.dtype, out.dims, {n.loc(), "the value"}, &out.storage, &total);
   if (contiguous) {
     F.copy(out.data, F.let_pointer("view", x.data, F.let("offset", offset), false), total);
     return out;
@@ -1289,15 +1389,15 @@ Tensor GraphLowering::update(const ir::UpdateNode& n, const ExprRef& dest) {
   out.dtype = x_value.type().dtype;
   out.rank = x_value.type().rank();
   out.dims = dims(x_value);
-  ExprRef total = F.product(out.dims, "count");
+  ExprRef total;
   // The base is computed straight into the result when it is element-wise and used only here.
   Tensor x;
   if (fusable(x_value, n)) {
-    out.data = dest ? dest : F.allocate("updated", out.dtype, total, &out.storage);
+    out.data = F.buffer_for(dest, "updated", out.dtype, out.dims, {n.loc(), "the value"}, &out.storage, &total);
     x = elementwise(*x_value.node, out.data);
   } else {
     x = value(x_value);
-    out.data = dest ? dest : F.allocate("updated", out.dtype, total, &out.storage);
+    out.data = F.buffer_for(dest, "updated", out.dtype, out.dims, {n.loc(), "the value"}, &out.storage, &total);
     F.copy(out.data, x.data, total);
   }
   Tensor v = value(n.input(1));
@@ -1476,6 +1576,9 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   }
   inner.end_step_shapes();
 
+  auto rows_site = [&](int i) {
+    return FunctionLowering::BufferSite{n.loc(), "the rows of '" + info.output_name(i) + "'"};
+  };
   // A scan that stops on `until` starts with room for some rows and doubles it when full; others
   // know their number of steps.
   ExprRef rows_held = steps;
@@ -1507,8 +1610,8 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
     DType d = n.output_types()[size_t(i)].dtype;
     bool all = store.kind == RowStore::Kind::All;
     ExprRef rows = all ? lir::add(rows_held, lir::i64(store.prefix)) : lir::i64(store.ring);
-    store.base = F.allocate(info.output_name(i), d, F.let("capacity", lir::mul(rows, store.row_size)), &store.storage,
-                            growable && all);
+    auto [count, failure] = F.rows_count(rows, all ? rows_held : rows, row_dims[size_t(i)], d, rows_site(i));
+    store.base = F.allocate(info.output_name(i), d, count, &store.storage, n.loc(), std::move(failure), growable && all);
   }
   // Scalar states start in their registers; other states copy their init rows into theirs.
   for (size_t s = 0; s < states.size(); ++s) {
@@ -1530,11 +1633,17 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
   F.loop("step", lir::i64(0), steps, lir::LoopKind::Time, [&](ExprRef step) {
     if (growable) {
       F.when(lir::eq(step, rows_held), [&] {
-        F.assign(rows_held, lir::min(steps, lir::mul(rows_held, lir::i64(2))));
-        for (const RowStore& store : stores)
-          if (store.kind == RowStore::Kind::All)
-            F.grow(store.base, store.storage, lir::mul(lir::add(rows_held, lir::i64(store.prefix)), store.row_size),
-                   lir::mul(lir::add(step, lir::i64(store.prefix)), store.row_size));
+        // Twice the rows, at most `steps` (rows_held < steps here; rows_held * 2 might overflow).
+        F.assign(rows_held, lir::add(rows_held, lir::min(rows_held, lir::sub(steps, rows_held))));
+        for (int i = 0; i < info.num_outputs(); ++i) {
+          const RowStore& store = stores[size_t(i)];
+          if (store.kind != RowStore::Kind::All) continue;
+          DType d = n.output_types()[size_t(i)].dtype;
+          auto [count, failure] = F.rows_count(lir::add(rows_held, lir::i64(store.prefix)), rows_held, row_dims[size_t(i)], d,
+                                               rows_site(i));
+          F.grow(store.base, store.storage, count, lir::mul(lir::add(step, lir::i64(store.prefix)), store.row_size), n.loc(),
+                 std::move(failure));
+        }
       });
     }
     inner.set_param(size_t(info.body_index_param()), Tensor{DType::I64, 0, step, nullptr, {}, ""});
@@ -1645,7 +1754,10 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
         t.data = F.let_pointer(name + "_last", store.base, lir::mul(last, store.row_size), true);
         t.storage = store.storage;
       } else {
-        t.data = F.allocate(name + "_window", t.dtype, lir::mul(lir::i64(store.window), store.row_size), &t.storage);
+        std::vector<ExprRef> window_dims{lir::i64(store.window)};
+        window_dims.insert(window_dims.end(), row_dims[size_t(i)].begin(), row_dims[size_t(i)].end());
+        ExprRef count;
+        t.data = F.buffer_for(nullptr, name + "_window", t.dtype, window_dims, rows_site(i), &t.storage, &count);
         ExprRef first = F.let("first", lir::sub(taken, rows));
         F.loop("j", lir::i64(0), rows, lir::LoopKind::Serial, [&](ExprRef j) {
           ExprRef from = F.let("row", store.row_of(lir::add(first, j)));
@@ -1663,6 +1775,22 @@ std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) {
 }
 
 // ---- functions
+
+// The typed API takes an argument's shape from its caller: no dimension may be negative, and the
+// elements must fit the limit every backend allocates to (the interpreter's arguments are tensors
+// in memory, which always do).
+void FunctionLowering::check_argument_size(const ir::ArgDecl& arg, const Tensor& t) {
+  const std::string what = "argument '" + arg.name + "' of '" + fn_.name + "'";
+  for (size_t axis = 0; axis < t.dims.size(); ++axis)
+    check(lir::ge(t.dims[axis], lir::i64(0)), arg.loc,
+          {{what + ": dimension " + std::to_string(axis) + " is ", nullptr}, {"", t.dims[axis]},
+           {"; dimensions must be >= 0", nullptr}});
+  if (t.dims.empty()) return;
+  std::vector<MessagePart> too_large{{what + " (" + dtype_text(t.dtype), nullptr}};
+  for (MessagePart& p : shape_parts(t.dims)) too_large.push_back(std::move(p));
+  too_large.push_back({") is larger than " + std::to_string(kMaxTensorBytes) + " bytes", nullptr});
+  checked_count(t.dims, t.dtype, arg.loc, std::move(too_large));
+}
 
 void FunctionLowering::run() {
   out_.name = fn_.name;
@@ -1726,6 +1854,7 @@ void FunctionLowering::run() {
       }
     }
   };
+  for (size_t i = 0; i < fn_.args.size(); ++i) check_argument_size(fn_.args[i], params[i]);
   for (size_t i = 0; i < fn_.args.size(); ++i)
     check_shape("argument '" + fn_.args[i].name + "' of '" + fn_.name + "'", fn_.args[i].name, fn_.args[i].type,
                 params[i].dims, fn_.args[i].loc, true);
@@ -1765,8 +1894,8 @@ void FunctionLowering::run() {
     if (t.storage.empty() || released.count(t.storage)) {
       // An argument, a view of one, or a buffer already handed out: the result gets a copy.
       std::string storage;
-      ExprRef total = product(t.dims, "count");
-      ExprRef copy_ptr = allocate("result", t.dtype, total, &storage);
+      ExprRef total;
+      ExprRef copy_ptr = buffer_for(nullptr, "result", t.dtype, t.dims, {fn_.results[i].loc, "the value"}, &storage, &total);
       copy(copy_ptr, t.data, total);
       t.data = copy_ptr;
       t.storage = storage;

@@ -85,15 +85,64 @@ HostTensor row_of(const HostTensor& t, int64_t row) {
   return out;
 }
 
-HostTensor stack_rows(DType dtype, const Shape& row_shape, const std::vector<HostTensor>& rows) {
-  Shape shape{int64_t(rows.size())};
-  shape.insert(shape.end(), row_shape.begin(), row_shape.end());
-  HostTensor out(dtype, shape);
-  size_t bytes = size_t(shape_numel(row_shape)) * dtype_size(dtype);
-  for (size_t r = 0; r < rows.size(); ++r)
-    if (bytes) std::memcpy(static_cast<char*>(out.raw_data()) + r * bytes, rows[r].raw_data(), bytes);
-  return out;
-}
+// The rows one output of a scan keeps, in one buffer: all of them, or (save-mem) the last
+// `window` in turn. It is allocated before the first step, as compiled code allocates it, so that a
+// result too large to allocate fails before the loop; a scan that stops on `until` starts with
+// room for kInitialUntilRows rows and doubles it when full.
+class OutputRows {
+ public:
+  // `kept` false: nothing reads the output, and no rows are kept.
+  OutputRows(DType dtype, Shape row, int64_t window, int64_t steps, bool until, bool kept)
+      : row_(std::move(row)), window_(window), steps_(steps), kept_(kept) {
+    int64_t rows = !kept ? 0 : window > 0 ? std::min(steps, window) : until ? std::min(steps, kInitialUntilRows) : steps;
+    buffer_ = HostTensor(dtype, with_rows(rows));
+    row_bytes_ = size_t(*tensor_bytes(dtype, row_));
+  }
+
+  void append(const HostTensor& row) {
+    SCANGEN_CHECK(row.shape() == row_, "a step value of the output's step shape");
+    if (!kept_) return;
+    int64_t slot = window_ > 0 ? count_ % window_ : count_;
+    if (slot == capacity()) grow();
+    if (row_bytes_) std::memcpy(at(slot), row.raw_data(), row_bytes_);
+    ++count_;
+  }
+
+  // The rows kept, in iteration order.
+  HostTensor take() const {
+    int64_t rows = window_ > 0 ? std::min(count_, window_) : count_;
+    if (window_ == 0 && rows == capacity()) return buffer_;
+    HostTensor out(buffer_.dtype(), with_rows(rows));
+    for (int64_t r = 0; r < rows && row_bytes_; ++r) {
+      int64_t step = count_ - rows + r;
+      std::memcpy(static_cast<char*>(out.raw_data()) + size_t(r) * row_bytes_, at(window_ > 0 ? step % window_ : step),
+                  row_bytes_);
+    }
+    return out;
+  }
+
+ private:
+  Shape with_rows(int64_t rows) const {
+    Shape s{rows};
+    s.insert(s.end(), row_.begin(), row_.end());
+    return s;
+  }
+  int64_t capacity() const { return buffer_.dim(0); }
+  char* at(int64_t slot) const { return static_cast<char*>(const_cast<void*>(buffer_.raw_data())) + size_t(slot) * row_bytes_; }
+  void grow() {
+    HostTensor bigger(buffer_.dtype(), with_rows(std::min(steps_, std::max<int64_t>(1, capacity() * 2))));
+    if (row_bytes_) std::memcpy(bigger.raw_data(), buffer_.raw_data(), size_t(capacity()) * row_bytes_);
+    buffer_ = bigger;
+  }
+
+  Shape row_;
+  int64_t window_;
+  int64_t steps_;
+  bool kept_;
+  HostTensor buffer_;
+  size_t row_bytes_ = 0;
+  int64_t count_ = 0;
+};
 
 // The region x[specs] selects: per dimension of x, the first index and the count (and whether it
 // stays in the result).
@@ -175,6 +224,9 @@ template <class F> void for_each_in_region(const Shape& x, const Region& r, F&& 
 class NodeEval : public Visitor<std::vector<HostTensor>> {
  public:
   explicit NodeEval(const std::vector<HostTensor>& inputs) : in_(inputs) {}
+
+  // Which of the node's outputs something reads (empty: all of them).
+  std::vector<bool> used_outputs;
 
  protected:
   std::vector<HostTensor> visit_Param(const ParamNode&) override { SCANGEN_UNREACHABLE("params are not evaluated"); }
@@ -449,6 +501,8 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
   }
 
   std::vector<HostTensor> visit_Scan(const ScanNode& n) override;
+  int64_t scan_steps(const ScanNode& n) const;
+  std::vector<OutputRows> scan_rows(const ScanNode& n, int64_t steps) const;
 
  private:
   template <class T> static T unary(UnaryOp op, T a) {
@@ -525,12 +579,30 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
 };
 
 // Evaluates a graph: every node reachable from its results, in topological order.
+// Per node of a graph, which of its outputs something reads (another node or the results): a
+// scan keeps no rows of an output nobody reads, as compiled code keeps none.
+using OutputUses = std::unordered_map<const Node*, std::vector<bool>>;
+
+OutputUses output_uses(const Graph& g, const std::vector<const Node*>& order) {
+  OutputUses uses;
+  auto mark = [&](const Value& v) {
+    std::vector<bool>& u = uses[v.node.get()];
+    u.resize(size_t(v.node->num_outputs()), false);
+    u[size_t(v.index)] = true;
+  };
+  for (const Node* n : order)
+    for (const Value& in : n->inputs()) mark(in);
+  for (const Value& r : g.results) mark(r);
+  return uses;
+}
+
 class GraphEval {
  public:
   explicit GraphEval(std::vector<HostTensor> params) : params_(std::move(params)) {}
 
-  // `order` is topological_order(g), computed once by the caller.
-  std::vector<HostTensor> results(const Graph& g, const std::vector<const Node*>& order) {
+  // `order` is topological_order(g) and `uses` output_uses(g, order), computed once by the caller.
+  std::vector<HostTensor> results(const Graph& g, const std::vector<const Node*>& order, const OutputUses& uses) {
+    uses_ = &uses;
     for (const Node* n : order) evaluate(*n);
     std::vector<HostTensor> out;
     for (const Value& r : g.results) out.push_back(value_of(r));
@@ -551,11 +623,17 @@ class GraphEval {
     inputs.reserve(n.inputs().size());
     for (const Value& in : n.inputs()) inputs.push_back(value_of(in));
     NodeEval eval(inputs);
-    memo_.emplace(&n, eval.visit(n));
+    eval.used_outputs = uses_->at(&n);
+    try {
+      memo_.emplace(&n, eval.visit(n));
+    } catch (const AllocationError& e) {
+      throw e.located("the value", n.loc().line, n.loc().col);
+    }
   }
 
   std::vector<HostTensor> params_;
   std::unordered_map<const Node*, std::vector<HostTensor>> memo_;
+  const OutputUses* uses_ = nullptr;
 };
 
 // Shapes of a scan body's values without running a step, for a scan of zero steps. Only what a
@@ -814,9 +892,9 @@ std::vector<Shape> ShapeEval::rows_from_inputs(const ScanNode& n, std::vector<Sh
   return rows;
 }
 
-std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
+// The number of steps `steps` and the sequences allow, with their errors.
+int64_t NodeEval::scan_steps(const ScanNode& n) const {
   const ScanInfo& info = n.info();
-  const Graph& body = n.body();
   int64_t steps = 0;
   if (info.has_steps) {
     steps = scalar_i64(in_[size_t(info.steps_input())]);
@@ -836,6 +914,36 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
       steps = s == 0 ? allowed : std::min(steps, allowed);
     }
   }
+  return steps;
+}
+
+// The buffers of the outputs' rows, from their step shapes computed before the first step.
+std::vector<OutputRows> NodeEval::scan_rows(const ScanNode& n, int64_t steps) const {
+  const ScanInfo& info = n.info();
+  std::vector<Shape> shapes;
+  std::vector<std::optional<HostTensor>> values;
+  for (const HostTensor& in : in_) {
+    shapes.push_back(in.shape());
+    values.push_back(in);
+  }
+  std::vector<Shape> row_shapes = ShapeEval::rows_from_inputs(n, std::move(shapes), std::move(values));
+  std::vector<OutputRows> rows;
+  for (int i = 0; i < info.num_outputs(); ++i) {
+    try {
+      const bool kept = used_outputs.empty() || used_outputs[size_t(i)];
+      rows.emplace_back(n.output_types()[size_t(i)].dtype, row_shapes[size_t(i)], info.window(i), steps, info.has_until, kept);
+    } catch (const AllocationError& e) {
+      throw e.located("the rows of '" + info.output_name(i) + "'", n.loc().line, n.loc().col);
+    }
+  }
+  return rows;
+}
+
+std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
+  const ScanInfo& info = n.info();
+  const Graph& body = n.body();
+  const int64_t steps = scan_steps(n);
+  std::vector<OutputRows> rows = scan_rows(n, steps);
 
   // The last max_lag values of each state, oldest first.
   std::vector<std::vector<HostTensor>> history(info.states.size());
@@ -848,9 +956,8 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
       history[s].push_back(init);
     }
   }
-  std::vector<std::vector<HostTensor>> rows(size_t(info.num_outputs()));
   const std::vector<const Node*> order = topological_order(body);
-  int64_t taken = 0;
+  const OutputUses uses = output_uses(body, order);
   for (int64_t t = 0; t < steps; ++t) {
     std::vector<HostTensor> params(body.params.size());
     params[size_t(info.body_index_param())] = HostTensor::scalar<int64_t>(t);
@@ -871,17 +978,13 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
     for (int p = 0; p < info.num_params; ++p) params[size_t(info.body_param(p))] = in_[size_t(info.param_input(p))];
 
     GraphEval eval(std::move(params));
-    std::vector<HostTensor> results = eval.results(body, order);
+    std::vector<HostTensor> results = eval.results(body, order, uses);
     for (int i = 0; i < info.num_outputs(); ++i) {
-      const HostTensor& r = results[size_t(i)];
-      auto& out_rows = rows[size_t(i)];
-      if (!out_rows.empty() && out_rows[0].shape() != r.shape())
-        fail(n.loc(), "output '" + info.output_name(i) + "' has shape " + shape_to_string(r.shape()) + " at step " +
-                          std::to_string(t) + " but " + shape_to_string(out_rows[0].shape()) + " at step 0");
-      out_rows.push_back(r);
-      // An output with a window keeps only its last rows.
-      int64_t window = info.window(i);
-      if (window > 0 && int64_t(out_rows.size()) > window) out_rows.erase(out_rows.begin());
+      try {
+        rows[size_t(i)].append(results[size_t(i)]);
+      } catch (const AllocationError& e) {
+        throw e.located("the rows of '" + info.output_name(i) + "'", n.loc().line, n.loc().col);
+      }
     }
     for (size_t s = 0; s < info.states.size(); ++s) {
       auto& h = history[s];
@@ -889,27 +992,10 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
       size_t keep = size_t(std::max<int64_t>(info.states[s].max_lag(), 1));
       if (h.size() > keep) h.erase(h.begin(), h.end() - long(keep));
     }
-    taken = t + 1;
     if (info.has_until && results.back().data<bool>()[0]) break;
   }
-
-  std::vector<Shape> row_shapes;
-  if (taken == 0) {
-    // The node's inputs are known values here: evaluate the step shapes from them.
-    std::vector<Shape> shapes;
-    std::vector<std::optional<HostTensor>> values;
-    for (size_t i = 0; i < in_.size(); ++i) {
-      shapes.push_back(in_[i].shape());
-      values.push_back(in_[i]);
-    }
-    row_shapes = ShapeEval::rows_from_inputs(n, std::move(shapes), std::move(values));
-  }
   std::vector<HostTensor> out;
-  for (int i = 0; i < info.num_outputs(); ++i) {
-    DType d = n.output_types()[size_t(i)].dtype;
-    Shape row = taken == 0 ? row_shapes[size_t(i)] : rows[size_t(i)][0].shape();
-    out.push_back(stack_rows(d, row, rows[size_t(i)]));
-  }
+  for (const OutputRows& r : rows) out.push_back(r.take());
   return out;
 }
 
@@ -982,7 +1068,8 @@ std::vector<HostTensor> Interpreter::run(const Function& fn, const std::vector<H
 std::vector<HostTensor> Interpreter::run_on_this_thread(const Function& fn, const std::vector<HostTensor>& args) {
   SymbolValues symbols = check_arguments(fn, args);
   GraphEval eval(args);
-  std::vector<HostTensor> results = eval.results(fn.graph, topological_order(fn.graph));
+  const std::vector<const Node*> order = topological_order(fn.graph);
+  std::vector<HostTensor> results = eval.results(fn.graph, order, output_uses(fn.graph, order));
   check_results(fn, symbols, results);
   return results;
 }

@@ -349,6 +349,10 @@ struct ScanState {
   bool init_has_rows() const { return max_lag() > 1; }
 };
 
+// Rows the result buffers of a scan that stops on `until` hold before they first grow (by doubling),
+// in the interpreter and in emitted code alike: a huge `steps` bound with an early `until` is cheap.
+constexpr int64_t kInitialUntilRows = 1024;
+
 struct ScanInfo {
   bool has_steps = false;
   bool reverse = false;

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "scangen/runtime/dtype.h"
+#include "scangen/runtime/errors.h"
 
 namespace scangen {
 
@@ -24,10 +26,34 @@ int64_t shape_numel(const Shape& shape);
 // "[2, 3]" (and "[]" for a scalar).
 std::string shape_to_string(const Shape& shape);
 
+// The most bytes one tensor may take. Larger requests are refused before anything is allocated,
+// by every backend alike (emitted code checks the same limit), so that sizes never overflow.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 62;
+// The bytes of a tensor of `shape` (dimensions >= 0), or nullopt when they exceed kMaxTensorBytes
+// (the element count may overflow too: it is never computed past the limit).
+std::optional<int64_t> tensor_bytes(DType dtype, const Shape& shape);
+// "cannot allocate <what> (f32[2, 3], 24 bytes)", or "(f32[...], more than 4611686018427387904
+// bytes)" without `bytes`: the message every backend gives for a tensor it cannot allocate.
+std::string allocation_failure(const std::string& what, DType dtype, const Shape& shape, std::optional<int64_t> bytes);
+
+// A tensor too large to allocate (a user error: the program asked for it).
+class AllocationError : public RuntimeError {
+ public:
+  AllocationError(DType dtype, Shape shape, std::optional<int64_t> bytes);
+  // The same failure said of `what` ("the value"), at a location of the .scan program.
+  RuntimeError located(const std::string& what, int line, int column) const;
+
+ private:
+  DType dtype_;
+  Shape shape_;
+  std::optional<int64_t> bytes_;
+};
+
 class HostTensor {
  public:
   HostTensor() = default;
-  // Zero-filled tensor.
+  // Zero-filled tensor. Throws AllocationError when it is larger than kMaxTensorBytes or the
+  // memory cannot be had, std::length_error for a negative dimension.
   HostTensor(DType dtype, Shape shape);
   // Takes ownership of `owner` (released with `release(owner)`); `data` points at the first element.
   static HostTensor adopt(DType dtype, Shape shape, void* data, void* owner, void (*release)(void*));
