@@ -28,6 +28,20 @@ std::string read_file(const std::filesystem::path& path) {
   return bytes;
 }
 
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
+  if (this != &other) {
+    reset();
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+void FileDescriptor::reset() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
 OutputFile::OutputFile(std::filesystem::path path, Mode mode) : path_(std::move(path)) {
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Mode::CreateNew ? O_EXCL : O_TRUNC);
   int fd = ::open(path_.c_str(), flags, 0644);
