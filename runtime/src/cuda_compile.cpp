@@ -1,14 +1,11 @@
 // Compiling CUDA C++ with NVRTC, and the on-disk cache of compiled binaries.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <functional>
 #include <optional>
 
+#include "cache_dir.h"
 #include "cuda_api.h"
 #include "file_util.h"
 #include "jit_util.h"
@@ -212,28 +209,6 @@ std::optional<CudaBinary> parse_entry(const std::string& contents, const CudaBin
   return binary;
 }
 
-std::string unique_temp_name(const std::string& key, std::string_view suffix) {
-  return "tmp-" + key + "-" + std::to_string(::getpid()) + "-" + detail::random_hex() + std::string(suffix);
-}
-
-// Writes `contents` to a new uniquely named file in `directory` and renames it to `destination`:
-// readers see the old file or the whole new one, and concurrent writers never share a file.
-void write_entry_file(const fs::path& directory, const fs::path& destination, const std::string& key,
-                      std::string_view contents) {
-  const fs::path temp = directory / unique_temp_name(key, destination.extension().string());
-  const std::string where = "cannot write to the CUDA cache directory " + detail::single_quoted(directory.string());
-  try {
-    detail::OutputFile out(temp, detail::OutputFile::Mode::CreateNew);
-    out.write(contents);
-    out.close();
-    if (std::rename(temp.c_str(), destination.c_str()) != 0)
-      throw RuntimeError(detail::quoted_reason(destination, errno));
-  } catch (const RuntimeError& e) {
-    detail::remove_quietly(temp);
-    throw RuntimeError(where + ": " + e.what());
-  }
-}
-
 std::string key_for(const Nvrtc& nvrtc, const std::string& source, const CudaCompileOptions& options,
                      const CudaBinary& target) {
   Sha256 hasher;
@@ -328,47 +303,41 @@ CudaBinary CudaCompiler::compile(const std::string& source, const CudaCompileOpt
   const CudaBinary target = resolve_target(*nvrtc, options);
   const std::string key = key_for(*nvrtc, source, options, target);
 
-  std::error_code error;
-  fs::create_directories(cache_dir_, error);
-  if (error)
-    throw RuntimeError("cannot create the CUDA cache directory " + detail::single_quoted(cache_dir_.string()) +
-                       ": " + error.message());
-  if (!fs::is_directory(cache_dir_))
-    throw RuntimeError("the CUDA cache directory " + detail::single_quoted(cache_dir_.string()) +
-                       " is not a directory");
-  const fs::path entry = entry_path(key);
-  const fs::path kept_source = cache_dir_ / (key + ".cu");
+  const detail::CacheDir dir(cache_dir_, "CUDA cache");
+  const std::string entry = key + ".bin";
+  const std::string kept_source = key + ".cu";
   // The source is kept only for people to read: failing to write it is no error.
   auto keep_source = [&]() -> std::string {
-    if (fs::exists(kept_source, error)) return kept_source.string();
+    if (dir.has(kept_source)) return dir.path_of(kept_source).string();
     try {
-      write_entry_file(cache_dir_, kept_source, key, source);
-      return kept_source.string();
+      dir.write_atomically(kept_source, key, source);
+      return dir.path_of(kept_source).string();
     } catch (const RuntimeError& e) {
       return std::string("(could not be kept: ") + e.what() + ")";
     }
   };
 
-  if (fs::exists(entry, error)) {
+  // A refusal (an entry someone else could have written) propagates: it is never treated as damage.
+  if (const detail::FileDescriptor file = dir.open_entry(entry); file.valid()) {
     std::optional<CudaBinary> cached;
     try {
-      cached = parse_entry(detail::read_file(entry), target);
+      cached = parse_entry(detail::read_all(file, dir.path_of(entry)), target);
     } catch (const RuntimeError&) {
       // Unreadable: treated like a damaged entry.
     }
     if (cached) {
       cached->cache_hit = true;
-      cached->cache_entry = entry;
+      cached->cache_entry = dir.path_of(entry);
       keep_source();
       return *cached;
     }
-    detail::remove_quietly(entry);
+    dir.remove(entry);
   }
 
   CudaBinary binary = compile_for(*nvrtc, source, options, target, keep_source);
-  write_entry_file(cache_dir_, entry, key, entry_contents(binary, *nvrtc));
+  dir.write_atomically(entry, key, entry_contents(binary, *nvrtc));
   keep_source();
-  binary.cache_entry = entry;
+  binary.cache_entry = dir.path_of(entry);
   return binary;
 }
 

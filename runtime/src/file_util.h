@@ -41,6 +41,9 @@ class FileDescriptor {
   int fd_;
 };
 
+// Every byte from the descriptor's current offset to the end; `shown` names the file in errors.
+std::string read_all(const FileDescriptor& file, const std::filesystem::path& shown);
+
 // A file being written; write() throws on the first failure, close() reports a failed flush.
 class OutputFile {
  public:

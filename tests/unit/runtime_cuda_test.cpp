@@ -23,6 +23,7 @@
 #include "scangen/runtime/cuda.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/process.h"
+#include "cache_trust.h"
 #include "child_processes.h"
 #include "nvrtc_found.h"
 #include "scoped_env.h"
@@ -516,6 +517,89 @@ BOOST_AUTO_TEST_CASE(default_cache_directory) {
   ScopedEnv unset_xdg("XDG_CACHE_HOME", std::nullopt);
   ScopedEnv home("HOME", "/home/someone");
   BOOST_TEST(default_cuda_cache_dir() == fs::path("/home/someone/.cache/scangen/cuda"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// Whom the cache trusts: the same rule as the CPU JIT's cache (runtime/src/cache_dir.h), held to
+// the same cases (cache_trust.h).
+
+BOOST_AUTO_TEST_SUITE(cuda_cache_trust, *utf::precondition(nvrtc_found))
+
+using scangen::testing::directory_refusal;
+using scangen::testing::entry_refusal;
+using scangen::testing::for_each_case;
+using scangen::testing::Tampering;
+
+const CudaCompileOptions kTrustOptions = options_for(CudaBinaryKind::Cubin, 80);
+
+BOOST_AUTO_TEST_CASE(cache_directories_and_entries_are_created_private) {
+  TempDir dir;
+  const fs::path cache = dir / "a" / "cuda";
+  {
+    scangen::testing::ScopedUmask group_writable(002);
+    CudaCompiler(cache).compile(kVectorAdd, kTrustOptions);
+  }
+  const std::string key = CudaCompiler(cache).cache_key(kVectorAdd, kTrustOptions);
+  BOOST_TEST(scangen::testing::permissions_of(dir / "a") == 0700u);
+  BOOST_TEST(scangen::testing::permissions_of(cache) == 0700u);
+  BOOST_TEST(scangen::testing::permissions_of(cache / (key + ".bin")) == 0600u);
+  BOOST_TEST(scangen::testing::permissions_of(cache / (key + ".cu")) == 0600u);
+  BOOST_TEST(CudaCompiler(cache).compile(kVectorAdd, kTrustOptions).cache_hit);
+}
+
+BOOST_AUTO_TEST_CASE(untrusted_directories_are_refused) {
+  for_each_case(scangen::testing::untrusted_directories(), [](const Tampering& tampering) {
+    TempDir dir;
+    const fs::path cache = dir / "cuda";
+    CudaCompiler(cache).compile(kVectorAdd, kTrustOptions);  // a sound entry: a hit, were it trusted
+    tampering.apply(cache);
+    BOOST_TEST(starts_with(error_message<RuntimeError>([&] { CudaCompiler(cache).compile(kVectorAdd, kTrustOptions); }),
+                           directory_refusal("CUDA cache", cache, tampering)));
+    BOOST_TEST(files_in(cache, "tmp-").empty());
+  });
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_entry_is_used_only_from_a_trusted_directory) {
+  // A sound entry of other code, put under the key of the program the victim compiles.
+  const std::string planted_source = "extern \"C\" __global__ void planted_kernel(int* x) { x[0] = 1; }\n";
+  TempDir elsewhere;
+  const std::string planted = read_text(CudaCompiler(elsewhere.path).compile(planted_source, kTrustOptions).cache_entry);
+  auto plant = [&](const fs::path& cache) {
+    fs::create_directories(cache);
+    std::ofstream(cache / (CudaCompiler(cache).cache_key(kVectorAdd, kTrustOptions) + ".bin"), std::ios::binary)
+        << planted;
+  };
+  for_each_case(scangen::testing::untrusted_directories(), [&](const Tampering& tampering) {
+    TempDir dir;
+    plant(dir / "cuda");
+    tampering.apply(dir / "cuda");
+    BOOST_TEST(starts_with(error_message<RuntimeError>([&] { CudaCompiler(dir / "cuda").compile(kVectorAdd, kTrustOptions); }),
+                           directory_refusal("CUDA cache", dir / "cuda", tampering)));
+  });
+  // In a directory of ours that no one else can write, the plant is used: the refusals above are
+  // what stops it.
+  TempDir dir;
+  plant(dir / "cuda");
+  fs::permissions(dir / "cuda", fs::perms::owner_all);
+  const CudaBinary binary = CudaCompiler(dir / "cuda").compile(kVectorAdd, kTrustOptions);
+  BOOST_TEST(binary.cache_hit);
+  BOOST_TEST(contains(binary.image, "planted_kernel"));
+}
+
+BOOST_AUTO_TEST_CASE(untrusted_entries_are_refused) {
+  for_each_case(scangen::testing::untrusted_entries(), [](const Tampering& tampering) {
+    TempDir dir;
+    const CudaCompiler compiler(dir.path);
+    const fs::path entry = compiler.compile(kVectorAdd, kTrustOptions).cache_entry;
+    tampering.apply(entry);
+    BOOST_TEST(error_message<RuntimeError>([&] { compiler.compile(kVectorAdd, kTrustOptions); }) ==
+               entry_refusal("CUDA cache", entry, tampering));
+    BOOST_TEST(fs::exists(fs::symlink_status(entry)));  // never deleted behind the user's back
+    fs::remove(entry);
+    BOOST_TEST(!compiler.compile(kVectorAdd, kTrustOptions).cache_hit);
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

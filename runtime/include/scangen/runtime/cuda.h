@@ -16,7 +16,7 @@
 //                 (libcuda.so.1): ..."; "no CUDA device: ..."; a binary the device or driver
 //                 cannot run (code for another architecture, PTX newer than the driver); device
 //                 memory exhausted; a cooperative launch on a device without them; the cache
-//                 directory not writable.
+//                 directory not writable, or refused (someone else's, or writable by others).
 //   InternalError scangen's own mistakes: NVRTC rejecting the source or its options (the source
 //                 is code scangen emitted; the message holds NVRTC's log, the options, and where
 //                 the source was kept); any other failing CUDA call (a refused launch, a fault in
@@ -106,13 +106,16 @@ CudaBinary nvrtc_compile(const std::string& source, const CudaCompileOptions& op
 // default_cache_dir() / "cuda": $XDG_CACHE_HOME/scangen/cuda, else ~/.cache/scangen/cuda.
 std::filesystem::path default_cuda_cache_dir();
 
-// nvrtc_compile with an on-disk cache. Thread-safe; any number of processes may share a cache
-// directory. An entry is <key>.bin, key = SHA-256 of the source, the resolved target (kind and
+// nvrtc_compile with an on-disk cache. Thread-safe; any number of processes of one user may share
+// a cache directory. An entry is <key>.bin, key = SHA-256 of the source, the resolved target (kind and
 // architecture), the options, the program name and NVRTC's version and file. The file holds a
 // header (format version, SHA-256 of the rest, kind, architecture, sizes), NVRTC's log and the
 // image; it is written to a unique temporary file renamed into place, and an entry whose
 // checksum or header does not match is rebuilt, never used. <key>.cu keeps the source for people
-// to read (and for bug reports when NVRTC rejects it).
+// to read (and for bug reports when NVRTC rejects it). The cache trusts only a directory of the
+// current user that no one else can write (created with mode 0700) and entries that are regular
+// files of the user's that no one else can write; anything else is a RuntimeError, never used
+// (runtime/src/cache_dir.h, docs/cli.md "Whom the cache trusts").
 class CudaCompiler {
  public:
   explicit CudaCompiler(std::filesystem::path cache_dir = default_cuda_cache_dir());
