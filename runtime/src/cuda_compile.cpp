@@ -27,10 +27,6 @@ constexpr std::size_t kLogLines = 200;
 // treated as damaged and rebuilt).
 constexpr std::string_view kEntryMagic = "scangen-cuda-cache 1\n";
 
-std::string version_of(const Nvrtc& nvrtc) {
-  return std::to_string(nvrtc.major) + "." + std::to_string(nvrtc.minor);
-}
-
 std::string arch_list(const std::vector<int>& archs) {
   std::string text;
   for (int arch : archs) text += (text.empty() ? "" : ", ") + cuda_arch_name(CudaBinaryKind::Cubin, arch);
@@ -42,6 +38,20 @@ bool all_digits(std::string_view text) {
                                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
+// PTX newer than the driver cannot be read by the driver's PTX compiler
+// (CUDA_ERROR_UNSUPPORTED_PTX_VERSION): every CUDA release has a new PTX ISA version, and minor
+// version compatibility covers CUBIN, not PTX.
+void check_ptx_is_not_newer_than_the_driver(const Nvrtc& nvrtc, const CudaCompileOptions& options,
+                                            const CudaBinary& target) {
+  if (target.kind != CudaBinaryKind::Ptx || options.driver_version <= 0 || nvrtc.version() <= options.driver_version)
+    return;
+  throw RuntimeError("PTX (" + target.target() + ") from NVRTC " + nvrtc.version_text() + " (" + nvrtc.path.string() +
+                     ") needs a driver for CUDA " + nvrtc.version_text() +
+                     " or newer, and the CUDA driver supports CUDA " + cuda_version_text(options.driver_version) +
+                     "; compile to CUBIN for the device, set SCANGEN_NVRTC to an NVRTC no newer than " +
+                     cuda_version_text(options.driver_version) + ", or update the NVIDIA driver");
+}
+
 CudaBinary resolve_target(const Nvrtc& nvrtc, const CudaCompileOptions& options) {
   if (options.arch < 10 || options.arch > 999)
     throw RuntimeError("invalid CUDA architecture " + std::to_string(options.arch) +
@@ -51,13 +61,15 @@ CudaBinary resolve_target(const Nvrtc& nvrtc, const CudaCompileOptions& options)
   target.arch = options.arch;
   const std::vector<int>& supported = nvrtc.supported_archs;
   if (supported.empty() ||
-      std::find(supported.begin(), supported.end(), options.arch) != supported.end())
+      std::find(supported.begin(), supported.end(), options.arch) != supported.end()) {
+    check_ptx_is_not_newer_than_the_driver(nvrtc, options, target);
     return target;
+  }
   // The newest architecture NVRTC knows below the one asked for: its PTX runs on the device.
   int below = 0;
   for (int arch : supported)
     if (arch < options.arch) below = std::max(below, arch);
-  const std::string cannot = "NVRTC " + version_of(nvrtc) + " (" + nvrtc.path.string() +
+  const std::string cannot = "NVRTC " + nvrtc.version_text() + " (" + nvrtc.path.string() +
                              ") cannot compile for " + cuda_arch_name(options.kind, options.arch) +
                              "; it supports " + arch_list(supported);
   if (below == 0)
@@ -66,6 +78,7 @@ CudaBinary resolve_target(const Nvrtc& nvrtc, const CudaCompileOptions& options)
     throw RuntimeError(cannot + " (allow the PTX fallback, or set SCANGEN_NVRTC to a newer NVRTC)");
   target.kind = CudaBinaryKind::Ptx;
   target.arch = below;
+  check_ptx_is_not_newer_than_the_driver(nvrtc, options, target);
   return target;
 }
 
@@ -118,7 +131,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
   if (compiled != NVRTC_SUCCESS) {
     std::string details = "\nprogram: " + options.program_name;
     if (std::string note = source_note ? source_note() : ""; !note.empty()) details += "\nsource: " + note;
-    details += "\nNVRTC: " + version_of(nvrtc) + " (" + nvrtc.path.string() + ")" +
+    details += "\nNVRTC: " + nvrtc.version_text() + " (" + nvrtc.path.string() + ")" +
                "\noptions: " + detail::joined(option_strings) + "\n" +
                detail::first_lines(binary.log, kLogLines);
     switch (compiled) {
@@ -128,7 +141,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
                             nvrtc.error_name(compiled) + details);
       case NVRTC_ERROR_BUILTIN_OPERATION_FAILURE:
         throw RuntimeError("NVRTC cannot load its builtins library (libnvrtc-builtins.so." +
-                           version_of(nvrtc) + ", which belongs in NVRTC's directory): " +
+                           nvrtc.version_text() + ", which belongs in NVRTC's directory): " +
                            nvrtc.error_name(compiled) + details);
       case NVRTC_ERROR_OUT_OF_MEMORY:
         throw RuntimeError(failed("nvrtcCompileProgram", compiled) + details);
@@ -143,7 +156,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
       result != NVRTC_SUCCESS)
     throw InternalError(failed(cubin ? "nvrtcGetCUBINSize" : "nvrtcGetPTXSize", result));
   if (size == 0)
-    throw InternalError("NVRTC " + version_of(nvrtc) + " produced no " + to_string(target.kind) +
+    throw InternalError("NVRTC " + nvrtc.version_text() + " produced no " + to_string(target.kind) +
                         " for " + target.target());
   binary.image.assign(size, '\0');
   if (nvrtcResult result = (cubin ? nvrtc.GetCUBIN : nvrtc.GetPTX)(program, binary.image.data());
@@ -159,7 +172,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
 
 std::string entry_contents(const CudaBinary& binary, const Nvrtc& nvrtc) {
   std::string body = "kind " + std::string(to_string(binary.kind)) + "\narch " +
-                     std::to_string(binary.arch) + "\nnvrtc " + version_of(nvrtc) + "\nlog-bytes " +
+                     std::to_string(binary.arch) + "\nnvrtc " + nvrtc.version_text() + "\nlog-bytes " +
                      std::to_string(binary.log.size()) + "\nimage-bytes " +
                      std::to_string(binary.image.size()) + "\n\n" + binary.log + binary.image;
   return std::string(kEntryMagic) + "sha256 " + sha256_hex(body) + "\n" + body;
@@ -221,7 +234,7 @@ std::string key_for(const Nvrtc& nvrtc, const std::string& source, const CudaCom
   add(target.target());
   for (const std::string& option : options.options) add(option);
   add(options.program_name);
-  add("nvrtc " + version_of(nvrtc) + " " + nvrtc.path.string());
+  add("nvrtc " + nvrtc.version_text() + " " + nvrtc.path.string());
   return hasher.finish_hex();
 }
 
@@ -230,8 +243,8 @@ std::string key_for(const Nvrtc& nvrtc, const std::string& source, const CudaCom
 // ---------------------------------------------------------------------------------------------
 // Public API
 
-NvrtcInfo nvrtc_info() {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+NvrtcInfo nvrtc_info(int driver_version) {
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(driver_version);
   return NvrtcInfo{nvrtc->path, nvrtc->major, nvrtc->minor, nvrtc->supported_archs};
 }
 
@@ -279,11 +292,11 @@ std::string cuda_arch_name(CudaBinaryKind kind, int arch) {
 std::vector<std::string> CudaCompileOptions::default_options() { return {"-std=c++17", "--fmad=false"}; }
 
 CudaBinary resolve_cuda_target(const CudaCompileOptions& options) {
-  return resolve_target(*load_nvrtc(), options);
+  return resolve_target(*load_nvrtc(options.driver_version), options);
 }
 
 CudaBinary nvrtc_compile(const std::string& source, const CudaCompileOptions& options) {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(options.driver_version);
   return compile_for(*nvrtc, source, options, resolve_target(*nvrtc, options), nullptr);
 }
 
@@ -294,12 +307,12 @@ CudaCompiler::CudaCompiler(fs::path cache_dir) : cache_dir_(fs::absolute(std::mo
 fs::path CudaCompiler::entry_path(const std::string& key) const { return cache_dir_ / (key + ".bin"); }
 
 std::string CudaCompiler::cache_key(const std::string& source, const CudaCompileOptions& options) const {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(options.driver_version);
   return key_for(*nvrtc, source, options, resolve_target(*nvrtc, options));
 }
 
 CudaBinary CudaCompiler::compile(const std::string& source, const CudaCompileOptions& options) const {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(options.driver_version);
   const CudaBinary target = resolve_target(*nvrtc, options);
   const std::string key = key_for(*nvrtc, source, options, target);
 

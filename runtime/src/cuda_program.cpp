@@ -161,7 +161,9 @@ CudaProgram::Loaded& CudaProgram::loaded(size_t index) {
   std::optional<Loaded>& slot = loaded_.at(index);
   if (!slot) {
     Loaded l;
-    l.binary = compiler_.compile(source_, kernel_compile_options(functions_[index], device_->info().arch()));
+    CudaCompileOptions options = kernel_compile_options(functions_[index], device_->info().arch());
+    options.driver_version = device_->info().driver_version;  // the NVRTC chosen must suit it
+    l.binary = compiler_.compile(source_, options);
     l.module = device_->load_module(l.binary);
     slot = std::move(l);
   }
