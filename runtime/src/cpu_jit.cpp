@@ -362,12 +362,13 @@ std::shared_ptr<CpuModule> CpuJit::load_cached_entry(const detail::CacheDir& dir
   detail::FileDescriptor hash_file = dir.open_entry(hash);
   if (!so_file.valid() && !hash_file.valid()) return nullptr;
   if (so_file.valid() && hash_file.valid()) {
+    const std::string loadable = dir.descriptor_path(so);  // a missing /proc is no damage
     try {
       std::string recorded = detail::read_all(hash_file, dir.path_of(hash));
       recorded.erase(recorded.find_last_not_of(" \t\r\n") + 1);
       // Verified before dlopen: loading a damaged shared object could crash the process.
       if (recorded == sha256_hex(detail::read_all(so_file, dir.path_of(so))))
-        return CpuModule::load_as(dir.descriptor_path(so), dir.path_of(so));
+        return CpuModule::load_as(loadable, dir.path_of(so));
     } catch (const RuntimeError&) {
       // Unreadable or unloadable: treated like a damaged entry below.
     }
@@ -436,9 +437,10 @@ std::shared_ptr<CpuModule> CpuJit::build_entry(const detail::CacheDir& dir, cons
   dir.create_file(temp_hash, sha256_hex(detail::read_all(object, dir.path_of(temp_object))) + "\n");
   // Loaded before the renames, so that a concurrent process that finds the entry half-renamed
   // and deletes it cannot take the module away from this one.
+  const std::string loadable = dir.descriptor_path(temp_object);  // a missing /proc is no scangen bug
   std::shared_ptr<CpuModule> module;
   try {
-    module = CpuModule::load_as(dir.descriptor_path(temp_object), dir.path_of(key + ".so"));
+    module = CpuModule::load_as(loadable, dir.path_of(key + ".so"));
   } catch (const RuntimeError& e) {
     throw InternalError(
         "a freshly compiled module cannot be loaded (a scangen bug; please report it): " +
