@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "cache_dir.h"
 #include "file_util.h"
 #include "jit_util.h"
 #include "scangen/runtime/errors.h"
@@ -29,7 +30,6 @@ namespace fs = std::filesystem;
 using detail::environment;
 using detail::first_lines;
 using detail::joined;
-using detail::random_hex;
 using detail::single_quoted;
 
 namespace {
@@ -193,8 +193,12 @@ CpuModule::~CpuModule() { ::dlclose(handle_); }
 std::shared_ptr<CpuModule> CpuModule::load(const fs::path& shared_object) {
   // An absolute path keeps dlopen from searching the library path for a bare file name.
   fs::path path = fs::absolute(shared_object);
+  return load_as(path.string(), path);
+}
+
+std::shared_ptr<CpuModule> CpuModule::load_as(const std::string& name, fs::path path) {
   std::string origin = single_quoted(path.string());
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* reason = ::dlerror();
     throw RuntimeError("cannot load module " + origin + ": " + (reason ? reason : "dlopen failed"));
@@ -214,12 +218,14 @@ std::shared_ptr<CpuModule> CpuModule::load(const fs::path& shared_object) {
                          std::to_string(info->abi_version) + ", this runtime implements version " +
                          std::to_string(SCANGEN_ABI_VERSION));
     validate_module_info(*info, origin);
-    return std::shared_ptr<CpuModule>(new CpuModule(handle, info, path));
+    return std::shared_ptr<CpuModule>(new CpuModule(handle, info, std::move(path)));
   } catch (...) {
     ::dlclose(handle);
     throw;
   }
 }
+
+void* CpuModule::symbol(const char* name) const { return ::dlsym(handle_, name); }
 
 const scangen_function_info* CpuModule::find(std::string_view name) const {
   for (int32_t i = 0; i < info_->num_functions; ++i)
@@ -324,92 +330,83 @@ fs::path CpuJit::entry_path(const std::string& key, std::string_view suffix) con
 std::shared_ptr<CpuModule> CpuJit::compile_and_load(const std::string& source) {
   stats_ = Stats{};
   const std::string key = cache_key(source);
-  std::error_code error;
-  fs::create_directories(cache_dir_, error);
-  if (error)
-    throw RuntimeError("cannot create the JIT cache directory " +
-                       single_quoted(cache_dir_.string()) + ": " + error.message());
-  if (!fs::is_directory(cache_dir_))
-    throw RuntimeError("the JIT cache directory " + single_quoted(cache_dir_.string()) +
-                       " is not a directory");
+  const detail::CacheDir dir(cache_dir_, "JIT cache");
   stats_.shared_object = entry_path(key, ".so");
 
-  if (std::shared_ptr<CpuModule> module = load_cached_entry(key)) {
+  if (std::shared_ptr<CpuModule> module = load_cached_entry(dir, key)) {
     stats_.cache_hit = true;
     // The source is kept only for people to read; a read-only cache without it still works.
-    if (!fs::exists(entry_path(key, ".cpp"), error)) {
+    if (!dir.has(key + ".cpp")) {
       try {
-        detail::write_file_atomically(entry_path(key, ".cpp"),
-                                      [&](detail::OutputFile& out) { out.write(source); });
+        dir.write_atomically(key + ".cpp", key, source);
       } catch (const RuntimeError&) {
       }
     }
     return module;
   }
-  return build_entry(key, source);
+  return build_entry(dir, key, source);
 }
 
-std::shared_ptr<CpuModule> CpuJit::load_cached_entry(const std::string& key) const {
-  const fs::path so = entry_path(key, ".so");
-  const fs::path hash = entry_path(key, ".so.sha256");
-  std::error_code error;
-  bool has_so = fs::exists(so, error);
-  bool has_hash = fs::exists(hash, error);
-  if (!has_so && !has_hash) return nullptr;
-  if (has_so && has_hash) {
+// The .so is loaded only if it hashes to the recorded checksum, and what is hashed is what is
+// loaded: the bytes are read through the descriptor that passed the checks, and dlopen reaches
+// the same entry through the checked directory's descriptor (/proc/self/fd/<dir>/<key>.so), never
+// through the path, whose directories others might rename. Between the two, only this user (or
+// root) can replace the entry, and this user's processes put only whole, verified entries there.
+// (dlopen of the entry's own /proc/self/fd/<n> would pin the inode too, but glibc matches dlopen
+// names against modules already loaded, and modules that cannot be unloaded keep their name:
+// once <n> is reused, another module's name would return the old module. A name with the key in
+// it names equivalent code whenever it matches.)
+std::shared_ptr<CpuModule> CpuJit::load_cached_entry(const detail::CacheDir& dir, const std::string& key) const {
+  const std::string so = key + ".so";
+  const std::string hash = key + ".so.sha256";
+  // A refusal (an entry someone else could have written) propagates: it is never treated as damage.
+  detail::FileDescriptor so_file = dir.open_entry(so);
+  detail::FileDescriptor hash_file = dir.open_entry(hash);
+  if (!so_file.valid() && !hash_file.valid()) return nullptr;
+  if (so_file.valid() && hash_file.valid()) {
+    const std::string loadable = dir.descriptor_path(so);  // a missing /proc is no damage
     try {
-      std::string recorded = detail::read_file(hash);
+      std::string recorded = detail::read_all(hash_file, dir.path_of(hash));
       recorded.erase(recorded.find_last_not_of(" \t\r\n") + 1);
       // Verified before dlopen: loading a damaged shared object could crash the process.
-      if (recorded == sha256_file_hex(so)) return CpuModule::load(so);
+      if (recorded == sha256_hex(detail::read_all(so_file, dir.path_of(so))))
+        return CpuModule::load_as(loadable, dir.path_of(so));
     } catch (const RuntimeError&) {
       // Unreadable or unloadable: treated like a damaged entry below.
     }
   }
-  detail::remove_quietly(so);
-  detail::remove_quietly(hash);
+  dir.remove(so);
+  dir.remove(hash);
   return nullptr;
 }
 
-std::shared_ptr<CpuModule> CpuJit::build_entry(const std::string& key, const std::string& source) {
+std::shared_ptr<CpuModule> CpuJit::build_entry(const detail::CacheDir& dir, const std::string& key,
+                                               const std::string& source) {
   // Unique names keep concurrent builds of the same key (other processes) apart; only the final
   // renames, which are atomic, touch the shared entry.
-  const std::string unique = "tmp-" + key + "-" + std::to_string(::getpid()) + "-" + random_hex();
-  const fs::path temp_source = cache_dir_ / (unique + ".cpp");
-  const fs::path temp_object = cache_dir_ / (unique + ".so");
-  const fs::path temp_hash = cache_dir_ / (unique + ".so.sha256");
+  const std::string unique = detail::CacheDir::unique_temp_name(key, "");
+  const std::string temp_source = unique + ".cpp";
+  const std::string temp_object = unique + ".so";
+  const std::string temp_hash = unique + ".so.sha256";
   struct TempFiles {
-    std::vector<fs::path> paths;
+    const detail::CacheDir& dir;
+    std::vector<std::string> names;
     ~TempFiles() {
-      for (const fs::path& path : paths) detail::remove_quietly(path);
+      for (const std::string& name : names) dir.remove(name);
     }
-  } temp_files{{temp_source, temp_object, temp_hash}};
+  } temp_files{dir, {temp_source, temp_object, temp_hash}};
 
-  const std::string directory = single_quoted(cache_dir_.string());
-  auto write_new_file = [&](const fs::path& path, std::string_view contents) {
-    try {
-      detail::OutputFile out(path, detail::OutputFile::Mode::CreateNew);
-      out.write(contents);
-      out.close();
-    } catch (const RuntimeError& e) {
-      throw RuntimeError("cannot write to the JIT cache directory " + directory + ": " + e.what());
-    }
-  };
-  auto rename_into_place = [&](const fs::path& from, const fs::path& to) {
-    if (std::rename(from.c_str(), to.c_str()) != 0)
-      throw RuntimeError("cannot write to the JIT cache directory " + directory + ": " +
-                         detail::quoted_reason(to, errno));
-  };
-
-  write_new_file(temp_source, source);
+  dir.create_file(temp_source, source);
+  // The compiler runs inside the cache directory (its descriptor) and gets names relative to it,
+  // so that it reads and writes the directory that was checked.
   std::vector<std::string> command{compiler_.executable};
   command.insert(command.end(), compiler_.flags.begin(), compiler_.flags.end());
-  command.insert(command.end(), {"-o", temp_object.string(), temp_source.string()});
+  command.insert(command.end(), {"-o", temp_object, temp_source});
 
   const auto start = std::chrono::steady_clock::now();
   ProcessResult result;
   try {
-    result = run_process(command);
+    result = run_process(command, dir.descriptor());
   } catch (const RuntimeError&) {
     throw RuntimeError(compiler_not_found(compiler_.executable));
   }
@@ -418,9 +415,12 @@ std::shared_ptr<CpuModule> CpuJit::build_entry(const std::string& key, const std
 
   // On failure the source stays in the cache as <key>.cpp for the bug report.
   auto keep_source = [&]() -> std::string {
-    const fs::path kept = entry_path(key, ".cpp");
-    if (std::rename(temp_source.c_str(), kept.c_str()) == 0) return kept.string();
-    return "(could not be kept: " + detail::quoted_reason(kept, errno) + ")";
+    try {
+      dir.rename(temp_source, key + ".cpp");
+      return dir.path_of(key + ".cpp").string();
+    } catch (const RuntimeError& e) {
+      return std::string("(could not be kept: ") + e.what() + ")";
+    }
   };
   if (result.exit_code != 0) {
     std::string details = "source: " + keep_source() + "\ncommand: " + joined(command) + "\nexit status: " +
@@ -435,20 +435,22 @@ std::shared_ptr<CpuModule> CpuJit::build_entry(const std::string& key, const std
                         details);
   }
 
-  write_new_file(temp_hash, sha256_file_hex(temp_object) + "\n");
+  const detail::FileDescriptor object = dir.open_own_output(temp_object);
+  dir.create_file(temp_hash, sha256_hex(detail::read_all(object, dir.path_of(temp_object))) + "\n");
   // Loaded before the renames, so that a concurrent process that finds the entry half-renamed
   // and deletes it cannot take the module away from this one.
+  const std::string loadable = dir.descriptor_path(temp_object);  // a missing /proc is no scangen bug
   std::shared_ptr<CpuModule> module;
   try {
-    module = CpuModule::load(temp_object);
+    module = CpuModule::load_as(loadable, dir.path_of(key + ".so"));
   } catch (const RuntimeError& e) {
     throw InternalError(
         "a freshly compiled module cannot be loaded (a scangen bug; please report it): " +
         std::string(e.what()) + "\nsource: " + keep_source());
   }
-  rename_into_place(temp_object, entry_path(key, ".so"));
-  rename_into_place(temp_hash, entry_path(key, ".so.sha256"));
-  rename_into_place(temp_source, entry_path(key, ".cpp"));
+  dir.rename(temp_object, key + ".so");
+  dir.rename(temp_hash, key + ".so.sha256");
+  dir.rename(temp_source, key + ".cpp");
   return module;
 }
 

@@ -40,10 +40,15 @@ using nvrtcCompileProgram_t = nvrtcResult (*)(nvrtcProgram prog, int num_options
 using nvrtcGetSize_t = nvrtcResult (*)(nvrtcProgram prog, std::size_t* size);  // PTX, CUBIN, log
 using nvrtcGetBytes_t = nvrtcResult (*)(nvrtcProgram prog, char* bytes);
 
+// "12.4" for a CUDA version counted as cuDriverGetVersion does (12040).
+std::string cuda_version_text(int version);
+
 struct Nvrtc {
   std::filesystem::path path;  // the file that was loaded, symbolic links resolved
   int major = 0;
   int minor = 0;
+  int version() const { return 1000 * major + 10 * minor; }  // counted as cuDriverGetVersion does
+  std::string version_text() const { return cuda_version_text(version()); }
   std::vector<int> supported_archs;  // empty when this NVRTC cannot list them (before 11.2)
 
   nvrtcGetErrorString_t GetErrorString = nullptr;
@@ -62,9 +67,11 @@ struct Nvrtc {
   std::string error_name(nvrtcResult result) const;
 };
 
-// The NVRTC of this process for the current value of $SCANGEN_NVRTC, loaded on first use and
-// never unloaded. Throws RuntimeError when it cannot be loaded (see cuda.h for the search order).
-std::shared_ptr<const Nvrtc> load_nvrtc();
+// The NVRTC of this process for the current value of $SCANGEN_NVRTC and for code that a driver of
+// CUDA version `driver_version` will load (cuDriverGetVersion; 0 when unknown), loaded on first
+// use and never unloaded: the first candidate (see cuda.h for the search order) whose major
+// version the driver supports. Throws RuntimeError when none can be loaded, or none is old enough.
+std::shared_ptr<const Nvrtc> load_nvrtc(int driver_version = 0);
 
 // ---------------------------------------------------------------------------------------------
 // The CUDA driver API (cuda.h)

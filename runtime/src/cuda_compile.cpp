@@ -1,14 +1,11 @@
 // Compiling CUDA C++ with NVRTC, and the on-disk cache of compiled binaries.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <functional>
 #include <optional>
 
+#include "cache_dir.h"
 #include "cuda_api.h"
 #include "file_util.h"
 #include "jit_util.h"
@@ -30,10 +27,6 @@ constexpr std::size_t kLogLines = 200;
 // treated as damaged and rebuilt).
 constexpr std::string_view kEntryMagic = "scangen-cuda-cache 1\n";
 
-std::string version_of(const Nvrtc& nvrtc) {
-  return std::to_string(nvrtc.major) + "." + std::to_string(nvrtc.minor);
-}
-
 std::string arch_list(const std::vector<int>& archs) {
   std::string text;
   for (int arch : archs) text += (text.empty() ? "" : ", ") + cuda_arch_name(CudaBinaryKind::Cubin, arch);
@@ -45,6 +38,20 @@ bool all_digits(std::string_view text) {
                                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
+// PTX newer than the driver cannot be read by the driver's PTX compiler
+// (CUDA_ERROR_UNSUPPORTED_PTX_VERSION): every CUDA release has a new PTX ISA version, and minor
+// version compatibility covers CUBIN, not PTX.
+void check_ptx_is_not_newer_than_the_driver(const Nvrtc& nvrtc, const CudaCompileOptions& options,
+                                            const CudaBinary& target) {
+  if (target.kind != CudaBinaryKind::Ptx || options.driver_version <= 0 || nvrtc.version() <= options.driver_version)
+    return;
+  throw RuntimeError("PTX (" + target.target() + ") from NVRTC " + nvrtc.version_text() + " (" + nvrtc.path.string() +
+                     ") needs a driver for CUDA " + nvrtc.version_text() +
+                     " or newer, and the CUDA driver supports CUDA " + cuda_version_text(options.driver_version) +
+                     "; compile to CUBIN for the device, set SCANGEN_NVRTC to an NVRTC no newer than " +
+                     cuda_version_text(options.driver_version) + ", or update the NVIDIA driver");
+}
+
 CudaBinary resolve_target(const Nvrtc& nvrtc, const CudaCompileOptions& options) {
   if (options.arch < 10 || options.arch > 999)
     throw RuntimeError("invalid CUDA architecture " + std::to_string(options.arch) +
@@ -54,13 +61,15 @@ CudaBinary resolve_target(const Nvrtc& nvrtc, const CudaCompileOptions& options)
   target.arch = options.arch;
   const std::vector<int>& supported = nvrtc.supported_archs;
   if (supported.empty() ||
-      std::find(supported.begin(), supported.end(), options.arch) != supported.end())
+      std::find(supported.begin(), supported.end(), options.arch) != supported.end()) {
+    check_ptx_is_not_newer_than_the_driver(nvrtc, options, target);
     return target;
+  }
   // The newest architecture NVRTC knows below the one asked for: its PTX runs on the device.
   int below = 0;
   for (int arch : supported)
     if (arch < options.arch) below = std::max(below, arch);
-  const std::string cannot = "NVRTC " + version_of(nvrtc) + " (" + nvrtc.path.string() +
+  const std::string cannot = "NVRTC " + nvrtc.version_text() + " (" + nvrtc.path.string() +
                              ") cannot compile for " + cuda_arch_name(options.kind, options.arch) +
                              "; it supports " + arch_list(supported);
   if (below == 0)
@@ -69,6 +78,7 @@ CudaBinary resolve_target(const Nvrtc& nvrtc, const CudaCompileOptions& options)
     throw RuntimeError(cannot + " (allow the PTX fallback, or set SCANGEN_NVRTC to a newer NVRTC)");
   target.kind = CudaBinaryKind::Ptx;
   target.arch = below;
+  check_ptx_is_not_newer_than_the_driver(nvrtc, options, target);
   return target;
 }
 
@@ -121,7 +131,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
   if (compiled != NVRTC_SUCCESS) {
     std::string details = "\nprogram: " + options.program_name;
     if (std::string note = source_note ? source_note() : ""; !note.empty()) details += "\nsource: " + note;
-    details += "\nNVRTC: " + version_of(nvrtc) + " (" + nvrtc.path.string() + ")" +
+    details += "\nNVRTC: " + nvrtc.version_text() + " (" + nvrtc.path.string() + ")" +
                "\noptions: " + detail::joined(option_strings) + "\n" +
                detail::first_lines(binary.log, kLogLines);
     switch (compiled) {
@@ -131,7 +141,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
                             nvrtc.error_name(compiled) + details);
       case NVRTC_ERROR_BUILTIN_OPERATION_FAILURE:
         throw RuntimeError("NVRTC cannot load its builtins library (libnvrtc-builtins.so." +
-                           version_of(nvrtc) + ", which belongs in NVRTC's directory): " +
+                           nvrtc.version_text() + ", which belongs in NVRTC's directory): " +
                            nvrtc.error_name(compiled) + details);
       case NVRTC_ERROR_OUT_OF_MEMORY:
         throw RuntimeError(failed("nvrtcCompileProgram", compiled) + details);
@@ -146,7 +156,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
       result != NVRTC_SUCCESS)
     throw InternalError(failed(cubin ? "nvrtcGetCUBINSize" : "nvrtcGetPTXSize", result));
   if (size == 0)
-    throw InternalError("NVRTC " + version_of(nvrtc) + " produced no " + to_string(target.kind) +
+    throw InternalError("NVRTC " + nvrtc.version_text() + " produced no " + to_string(target.kind) +
                         " for " + target.target());
   binary.image.assign(size, '\0');
   if (nvrtcResult result = (cubin ? nvrtc.GetCUBIN : nvrtc.GetPTX)(program, binary.image.data());
@@ -162,7 +172,7 @@ CudaBinary compile_for(const Nvrtc& nvrtc, const std::string& source, const Cuda
 
 std::string entry_contents(const CudaBinary& binary, const Nvrtc& nvrtc) {
   std::string body = "kind " + std::string(to_string(binary.kind)) + "\narch " +
-                     std::to_string(binary.arch) + "\nnvrtc " + version_of(nvrtc) + "\nlog-bytes " +
+                     std::to_string(binary.arch) + "\nnvrtc " + nvrtc.version_text() + "\nlog-bytes " +
                      std::to_string(binary.log.size()) + "\nimage-bytes " +
                      std::to_string(binary.image.size()) + "\n\n" + binary.log + binary.image;
   return std::string(kEntryMagic) + "sha256 " + sha256_hex(body) + "\n" + body;
@@ -212,28 +222,6 @@ std::optional<CudaBinary> parse_entry(const std::string& contents, const CudaBin
   return binary;
 }
 
-std::string unique_temp_name(const std::string& key, std::string_view suffix) {
-  return "tmp-" + key + "-" + std::to_string(::getpid()) + "-" + detail::random_hex() + std::string(suffix);
-}
-
-// Writes `contents` to a new uniquely named file in `directory` and renames it to `destination`:
-// readers see the old file or the whole new one, and concurrent writers never share a file.
-void write_entry_file(const fs::path& directory, const fs::path& destination, const std::string& key,
-                      std::string_view contents) {
-  const fs::path temp = directory / unique_temp_name(key, destination.extension().string());
-  const std::string where = "cannot write to the CUDA cache directory " + detail::single_quoted(directory.string());
-  try {
-    detail::OutputFile out(temp, detail::OutputFile::Mode::CreateNew);
-    out.write(contents);
-    out.close();
-    if (std::rename(temp.c_str(), destination.c_str()) != 0)
-      throw RuntimeError(detail::quoted_reason(destination, errno));
-  } catch (const RuntimeError& e) {
-    detail::remove_quietly(temp);
-    throw RuntimeError(where + ": " + e.what());
-  }
-}
-
 std::string key_for(const Nvrtc& nvrtc, const std::string& source, const CudaCompileOptions& options,
                      const CudaBinary& target) {
   Sha256 hasher;
@@ -246,7 +234,7 @@ std::string key_for(const Nvrtc& nvrtc, const std::string& source, const CudaCom
   add(target.target());
   for (const std::string& option : options.options) add(option);
   add(options.program_name);
-  add("nvrtc " + version_of(nvrtc) + " " + nvrtc.path.string());
+  add("nvrtc " + nvrtc.version_text() + " " + nvrtc.path.string());
   return hasher.finish_hex();
 }
 
@@ -255,8 +243,8 @@ std::string key_for(const Nvrtc& nvrtc, const std::string& source, const CudaCom
 // ---------------------------------------------------------------------------------------------
 // Public API
 
-NvrtcInfo nvrtc_info() {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+NvrtcInfo nvrtc_info(int driver_version) {
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(driver_version);
   return NvrtcInfo{nvrtc->path, nvrtc->major, nvrtc->minor, nvrtc->supported_archs};
 }
 
@@ -304,11 +292,11 @@ std::string cuda_arch_name(CudaBinaryKind kind, int arch) {
 std::vector<std::string> CudaCompileOptions::default_options() { return {"-std=c++17", "--fmad=false"}; }
 
 CudaBinary resolve_cuda_target(const CudaCompileOptions& options) {
-  return resolve_target(*load_nvrtc(), options);
+  return resolve_target(*load_nvrtc(options.driver_version), options);
 }
 
 CudaBinary nvrtc_compile(const std::string& source, const CudaCompileOptions& options) {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(options.driver_version);
   return compile_for(*nvrtc, source, options, resolve_target(*nvrtc, options), nullptr);
 }
 
@@ -319,56 +307,50 @@ CudaCompiler::CudaCompiler(fs::path cache_dir) : cache_dir_(fs::absolute(std::mo
 fs::path CudaCompiler::entry_path(const std::string& key) const { return cache_dir_ / (key + ".bin"); }
 
 std::string CudaCompiler::cache_key(const std::string& source, const CudaCompileOptions& options) const {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(options.driver_version);
   return key_for(*nvrtc, source, options, resolve_target(*nvrtc, options));
 }
 
 CudaBinary CudaCompiler::compile(const std::string& source, const CudaCompileOptions& options) const {
-  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc();
+  std::shared_ptr<const Nvrtc> nvrtc = load_nvrtc(options.driver_version);
   const CudaBinary target = resolve_target(*nvrtc, options);
   const std::string key = key_for(*nvrtc, source, options, target);
 
-  std::error_code error;
-  fs::create_directories(cache_dir_, error);
-  if (error)
-    throw RuntimeError("cannot create the CUDA cache directory " + detail::single_quoted(cache_dir_.string()) +
-                       ": " + error.message());
-  if (!fs::is_directory(cache_dir_))
-    throw RuntimeError("the CUDA cache directory " + detail::single_quoted(cache_dir_.string()) +
-                       " is not a directory");
-  const fs::path entry = entry_path(key);
-  const fs::path kept_source = cache_dir_ / (key + ".cu");
+  const detail::CacheDir dir(cache_dir_, "CUDA cache");
+  const std::string entry = key + ".bin";
+  const std::string kept_source = key + ".cu";
   // The source is kept only for people to read: failing to write it is no error.
   auto keep_source = [&]() -> std::string {
-    if (fs::exists(kept_source, error)) return kept_source.string();
+    if (dir.has(kept_source)) return dir.path_of(kept_source).string();
     try {
-      write_entry_file(cache_dir_, kept_source, key, source);
-      return kept_source.string();
+      dir.write_atomically(kept_source, key, source);
+      return dir.path_of(kept_source).string();
     } catch (const RuntimeError& e) {
       return std::string("(could not be kept: ") + e.what() + ")";
     }
   };
 
-  if (fs::exists(entry, error)) {
+  // A refusal (an entry someone else could have written) propagates: it is never treated as damage.
+  if (const detail::FileDescriptor file = dir.open_entry(entry); file.valid()) {
     std::optional<CudaBinary> cached;
     try {
-      cached = parse_entry(detail::read_file(entry), target);
+      cached = parse_entry(detail::read_all(file, dir.path_of(entry)), target);
     } catch (const RuntimeError&) {
       // Unreadable: treated like a damaged entry.
     }
     if (cached) {
       cached->cache_hit = true;
-      cached->cache_entry = entry;
+      cached->cache_entry = dir.path_of(entry);
       keep_source();
       return *cached;
     }
-    detail::remove_quietly(entry);
+    dir.remove(entry);
   }
 
   CudaBinary binary = compile_for(*nvrtc, source, options, target, keep_source);
-  write_entry_file(cache_dir_, entry, key, entry_contents(binary, *nvrtc));
+  dir.write_atomically(entry, key, entry_contents(binary, *nvrtc));
   keep_source();
-  binary.cache_entry = entry;
+  binary.cache_entry = dir.path_of(entry);
   return binary;
 }
 

@@ -48,10 +48,6 @@ bool is_user_error(CUresult result) {
   throw InternalError(message);
 }
 
-std::string version_text(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 std::string dims(const CudaDim3& d) {
   return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }
@@ -99,7 +95,7 @@ std::shared_ptr<CudaDevice> cuda_device(int ordinal) {
   if (CUresult result = driver->DriverGetVersion(&version); result != CUDA_SUCCESS)
     fail(*driver, result, "cuDriverGetVersion");
   if (count == 0)
-    throw RuntimeError("no CUDA device: the CUDA driver (" + driver->path + ", CUDA " + version_text(version) +
+    throw RuntimeError("no CUDA device: the CUDA driver (" + driver->path + ", CUDA " + cuda_version_text(version) +
                        ") reports no devices");
   if (ordinal < 0 || ordinal >= count)
     throw RuntimeError("no CUDA device: there is no device " + std::to_string(ordinal) + "; the driver reports " +
@@ -180,7 +176,7 @@ std::shared_ptr<CudaModule> CudaDevice::load_module(const CudaBinary& binary) {
                 ": compile for sm_" + std::to_string(info_.arch()) + " or an older compute_XY";
     else if (result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
       details = "; the PTX comes from an NVRTC newer than this CUDA driver (CUDA " +
-                version_text(info_.driver_version) +
+                cuda_version_text(info_.driver_version) +
                 "): update the NVIDIA driver, compile to CUBIN, or set SCANGEN_NVRTC to an older NVRTC";
     if (!log.empty()) details += "\n" + log;
     fail(*impl_->driver, result, "cuModuleLoadData of a " + binary.target() + " module on " + impl_->label, details);

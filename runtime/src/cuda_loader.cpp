@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <system_error>
@@ -81,7 +82,8 @@ void preload_builtins(const Nvrtc& nvrtc, const fs::path& as_loaded) {
   }
 }
 
-std::shared_ptr<const Nvrtc> bind_nvrtc(void* handle, const std::string& origin) {
+// Binds the entry points and asks the version; throws RuntimeError if it is no NVRTC.
+std::shared_ptr<Nvrtc> bind_nvrtc(void* handle, const std::string& origin) {
   auto nvrtc = std::make_shared<Nvrtc>();
   const fs::path as_loaded = loaded_from(handle);
   nvrtc->path = resolved(as_loaded.empty() ? fs::path(origin) : as_loaded);
@@ -111,61 +113,113 @@ std::shared_ptr<const Nvrtc> bind_nvrtc(void* handle, const std::string& origin)
     std::vector<int> archs(static_cast<std::size_t>(count));
     if (get_archs(archs.data()) == NVRTC_SUCCESS) nvrtc->supported_archs = std::move(archs);
   }
-  preload_builtins(*nvrtc, as_loaded);
   return nvrtc;
 }
 
+// An NVRTC that dlopen found, bound. A library that loads but is no NVRTC is a RuntimeError.
+struct Candidate {
+  void* handle = nullptr;
+  std::shared_ptr<Nvrtc> nvrtc;
+
+  Candidate(void* loaded, const std::string& origin) : handle(loaded) {
+    try {
+      nvrtc = bind_nvrtc(handle, origin);
+    } catch (...) {
+      ::dlclose(handle);
+      throw;
+    }
+  }
+  // For a candidate not taken (it has compiled nothing, so unloading it is safe).
+  void unload() { ::dlclose(handle); }
+};
+
+// Code from NVRTC of a newer major version than the driver's may not load: a CUBIN's format and
+// the PTX ISA are only promised to the driver's own major version and older (CUDA's minor version
+// compatibility covers CUBIN within a major version; PTX is checked in resolve_target).
+bool driver_supports(const Nvrtc& nvrtc, int driver_version) {
+  return driver_version <= 0 || nvrtc.major <= driver_version / 1000;
+}
+
+std::string describe(const Nvrtc& nvrtc) { return "NVRTC " + nvrtc.version_text() + " (" + nvrtc.path.string() + ")"; }
+
+// What to do when the driver is older than every NVRTC found.
+std::string install_advice(int driver_version) {
+  const std::string major = std::to_string(driver_version / 1000);
+  return "install the NVRTC of a CUDA " + major + ".x toolkit or older (libnvrtc.so." + major +
+         ") and set SCANGEN_NVRTC to it if it is not on the loader's search path, or update the NVIDIA "
+         "driver";
+}
+
+Candidate from_environment(const std::string& origin, int driver_version) {
+  void* handle = ::dlopen(origin.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    throw RuntimeError("cannot load NVRTC from SCANGEN_NVRTC=" + detail::single_quoted(origin) + ": " +
+                       last_dlerror("dlopen failed") + "; set SCANGEN_NVRTC to the path of libnvrtc.so, or unset it");
+  Candidate candidate(handle, origin);
+  if (!driver_supports(*candidate.nvrtc, driver_version)) {
+    const std::string what = describe(*candidate.nvrtc);
+    candidate.unload();
+    throw RuntimeError(what + ", named by SCANGEN_NVRTC, is newer than the CUDA driver, which supports CUDA " +
+                       cuda_version_text(driver_version) +
+                       ": code from an NVRTC of a newer major version than the driver's does not load; " +
+                       install_advice(driver_version) + ", or unset SCANGEN_NVRTC");
+  }
+  return candidate;
+}
+
+// The first of the default candidates that loads and that the driver supports.
+Candidate from_default_candidates(int driver_version) {
+  const std::vector<std::string> candidates = default_nvrtc_candidates();
+  std::string reason;
+  std::vector<std::string> too_new;
+  for (const std::string& name : candidates) {
+    void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      reason = last_dlerror("dlopen failed");
+      continue;
+    }
+    Candidate candidate(handle, name);
+    if (driver_supports(*candidate.nvrtc, driver_version)) return candidate;
+    const std::string found = describe(*candidate.nvrtc);
+    if (std::find(too_new.begin(), too_new.end(), found) == too_new.end()) too_new.push_back(found);
+    candidate.unload();
+  }
+  if (too_new.empty())
+    throw RuntimeError("NVRTC not found (tried " + comma_separated(candidates) + "): " + reason +
+                       "; install the CUDA toolkit or set SCANGEN_NVRTC to the path of libnvrtc.so");
+  throw RuntimeError("no NVRTC that the CUDA driver supports: the driver supports CUDA " +
+                     cuda_version_text(driver_version) +
+                     ", and code from an NVRTC of a newer major version does not load; found " +
+                     comma_separated(too_new) + "; " + install_advice(driver_version));
+}
+
 }  // namespace
+
+std::string cuda_version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
 
 std::string Nvrtc::error_name(nvrtcResult result) const {
   const char* name = GetErrorString ? GetErrorString(result) : nullptr;
   return name ? name : "NVRTC error " + std::to_string(result);
 }
 
-std::shared_ptr<const Nvrtc> load_nvrtc() {
+std::shared_ptr<const Nvrtc> load_nvrtc(int driver_version) {
   static std::mutex mutex;
-  // By the value of $SCANGEN_NVRTC ("" when unset); failures are not remembered.
-  static std::map<std::string, std::shared_ptr<const Nvrtc>> loaded;
-  const char* from_environment = detail::environment("SCANGEN_NVRTC");
-  const std::string key = from_environment ? from_environment : "";
+  // By the value of $SCANGEN_NVRTC ("" when unset) and the driver's major version (0 when
+  // unknown); failures are not remembered.
+  static std::map<std::pair<std::string, int>, std::shared_ptr<const Nvrtc>> loaded;
+  const char* named = detail::environment("SCANGEN_NVRTC");
+  const std::pair<std::string, int> key{named ? named : "", driver_version > 0 ? driver_version / 1000 : 0};
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
 
-  // Libraries are never unloaded: NVRTC keeps state (its builtins, threads) that dlclose would
-  // pull from under it, and a process loads it once.
-  void* handle = nullptr;
-  std::string origin;
-  if (from_environment) {
-    origin = from_environment;
-    handle = ::dlopen(origin.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle)
-      throw RuntimeError("cannot load NVRTC from SCANGEN_NVRTC=" + detail::single_quoted(origin) +
-                         ": " + last_dlerror("dlopen failed") +
-                         "; set SCANGEN_NVRTC to the path of libnvrtc.so, or unset it");
-  } else {
-    const std::vector<std::string> candidates = default_nvrtc_candidates();
-    std::string reason;
-    for (const std::string& candidate : candidates) {
-      handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle) {
-        origin = candidate;
-        break;
-      }
-      reason = last_dlerror("dlopen failed");
-    }
-    if (!handle)
-      throw RuntimeError("NVRTC not found (tried " + comma_separated(candidates) + "): " + reason +
-                         "; install the CUDA toolkit or set SCANGEN_NVRTC to the path of libnvrtc.so");
-  }
-  std::shared_ptr<const Nvrtc> nvrtc;
-  try {
-    nvrtc = bind_nvrtc(handle, origin);
-  } catch (...) {
-    ::dlclose(handle);
-    throw;
-  }
-  loaded.emplace(key, nvrtc);
-  return nvrtc;
+  // The library taken is never unloaded: NVRTC keeps state (its builtins, threads) that dlclose
+  // would pull from under it, and a process loads it once.
+  Candidate chosen = named ? from_environment(named, driver_version) : from_default_candidates(driver_version);
+  preload_builtins(*chosen.nvrtc, loaded_from(chosen.handle));
+  loaded.emplace(key, chosen.nvrtc);
+  return chosen.nvrtc;
 }
 
 // ---------------------------------------------------------------------------------------------

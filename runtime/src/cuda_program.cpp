@@ -1,7 +1,5 @@
 #include "scangen/runtime/cuda_program.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -163,7 +161,9 @@ CudaProgram::Loaded& CudaProgram::loaded(size_t index) {
   std::optional<Loaded>& slot = loaded_.at(index);
   if (!slot) {
     Loaded l;
-    l.binary = compiler_.compile(source_, kernel_compile_options(functions_[index], device_->info().arch()));
+    CudaCompileOptions options = kernel_compile_options(functions_[index], device_->info().arch());
+    options.driver_version = device_->info().driver_version;  // the NVRTC chosen must suit it
+    l.binary = compiler_.compile(source_, options);
     l.module = device_->load_module(l.binary);
     slot = std::move(l);
   }
@@ -336,21 +336,17 @@ class EmulationOps {
 
 CudaEmulation::CudaEmulation(const std::string& source, const std::string& manifest, CpuJit& jit)
     : functions_(parse_cuda_manifest(manifest)), module_(jit.compile_and_load(source)) {
-  handle_ = ::dlopen(module_->path().c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle_) throw InternalError("CUDA emulation: cannot open the compiled kernels again");
-  launcher_ = ::dlsym(handle_, "scangen_emulation_launch");
+  launcher_ = module_->symbol("scangen_emulation_launch");
   if (!launcher_) throw InternalError("CUDA emulation: no launcher in the compiled kernels");
   arena_hints_.assign(functions_.size(), 0);
 }
 
-CudaEmulation::~CudaEmulation() {
-  if (handle_) ::dlclose(handle_);
-}
+CudaEmulation::~CudaEmulation() = default;
 
 std::vector<HostTensor> CudaEmulation::call(std::string_view name, const std::vector<HostTensor>& args) {
   size_t index = 0;
   const CudaFunctionInfo& fn = find_function(functions_, name, index);
-  void* kernel = ::dlsym(handle_, fn.kernel.c_str());
+  void* kernel = module_->symbol(fn.kernel.c_str());
   if (!kernel) throw InternalError("CUDA emulation: no kernel " + fn.kernel);
   EmulationOps ops(reinterpret_cast<EmulationLauncher>(launcher_), reinterpret_cast<EmulatedKernel>(kernel));
   return call_kernel(ops, fn, args, arena_hints_[index], last_launches_);

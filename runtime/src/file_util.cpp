@@ -28,6 +28,35 @@ std::string read_file(const std::filesystem::path& path) {
   return bytes;
 }
 
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
+  if (this != &other) {
+    reset();
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+void FileDescriptor::reset() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::string read_all(const FileDescriptor& file, const std::filesystem::path& shown) {
+  std::string bytes;
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t got = ::read(file.get(), chunk, sizeof chunk);
+    if (got > 0) {
+      bytes.append(chunk, static_cast<std::size_t>(got));
+    } else if (got == 0) {
+      return bytes;
+    } else if (errno != EINTR) {
+      throw RuntimeError("cannot read " + quoted_reason(shown, errno));
+    }
+  }
+}
+
 OutputFile::OutputFile(std::filesystem::path path, Mode mode) : path_(std::move(path)) {
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Mode::CreateNew ? O_EXCL : O_TRUNC);
   int fd = ::open(path_.c_str(), flags, 0644);

@@ -17,6 +17,33 @@ std::string quoted_reason(const std::filesystem::path& path, int error_number);
 // The whole file's bytes.
 std::string read_file(const std::filesystem::path& path);
 
+// Owns a file descriptor and closes it when it goes out of scope, so that no error path leaks one.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  FileDescriptor& operator=(FileDescriptor&& other) noexcept;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() { reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  void reset() noexcept;
+  // Gives the descriptor up without closing it.
+  int release() noexcept {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+// Every byte from the descriptor's current offset to the end; `shown` names the file in errors.
+std::string read_all(const FileDescriptor& file, const std::filesystem::path& shown);
+
 // A file being written; write() throws on the first failure, close() reports a failed flush.
 class OutputFile {
  public:

@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
+#include "file_util.h"
 #include "scangen/runtime/errors.h"
 
 extern char** environ;
@@ -15,22 +17,7 @@ extern char** environ;
 namespace scangen {
 namespace {
 
-// Closes a file descriptor when it goes out of scope, so that no error path leaks one.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
+using detail::FileDescriptor;
 
 class SpawnFileActions {
  public:
@@ -58,8 +45,15 @@ std::string cannot_run(const std::string& program, int err) {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
+ProcessResult run_process(const std::vector<std::string>& argv, int working_directory) {
   if (argv.empty() || argv[0].empty()) throw RuntimeError("cannot run a process: no program given");
+  std::string program = argv[0];
+  if (working_directory >= 0 && program.find('/') != std::string::npos && program[0] != '/') {
+    std::error_code error;
+    std::filesystem::path absolute = std::filesystem::absolute(program, error);
+    if (error) throw RuntimeError(cannot_run(argv[0], error.value()));
+    program = absolute.string();
+  }
 
   // O_CLOEXEC keeps the pipe out of processes that other threads may spawn meanwhile; the child's
   // dup2 copies onto 1 and 2 do not inherit the flag.
@@ -75,10 +69,13 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
       posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), STDOUT_FILENO));
   SpawnFileActions::check(
       posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), STDERR_FILENO));
+  if (working_directory >= 0)
+    SpawnFileActions::check(posix_spawn_file_actions_addfchdir_np(actions.get(), working_directory));
 
   std::vector<char*> c_argv;
   c_argv.reserve(argv.size() + 1);
-  for (const std::string& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
+  c_argv.push_back(program.data());
+  for (std::size_t i = 1; i < argv.size(); ++i) c_argv.push_back(const_cast<char*>(argv[i].c_str()));
   c_argv.push_back(nullptr);
 
   pid_t child = 0;

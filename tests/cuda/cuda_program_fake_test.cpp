@@ -7,6 +7,7 @@
 #define BOOST_TEST_MODULE cuda_program_fake
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -122,4 +123,30 @@ BOOST_AUTO_TEST_CASE(devices_before_volta_are_refused) {
                "scangen's CUDA kernels need a device of compute capability 7.0 or newer; CUDA device 0 "
                "(scangen fake GPU) has 6.1");
   }
+}
+
+BOOST_AUTO_TEST_CASE(the_devices_driver_decides_which_nvrtc_may_compile) {
+  // A CUDA 12.4 driver and SCANGEN_NVRTC naming a fake NVRTC 13.1: the first call, which would
+  // compile, says why that NVRTC's code would not load, before compiling or writing anything.
+  const std::string nvrtc_13_1 = std::filesystem::canonical(SCANGEN_FAKE_NVRTC_DIR "/libnvrtc.so.13").string();
+  ScopedEnv fake("SCANGEN_CUDA_DRIVER", SCANGEN_FAKE_LIBCUDA);
+  ScopedEnv mode("FAKE_CUDA_MODE", std::nullopt);
+  ScopedEnv version("FAKE_CUDA_DRIVER_VERSION", std::string("12040"));
+  ScopedEnv nvrtc("SCANGEN_NVRTC", nvrtc_13_1);
+  const std::string manifest = R"json({"format": "scangen-cuda-manifest", "version": 2, "source": "x.scan",
+      "functions": [{"name": "f", "signature": "() -> ()", "kernel": "scangen_kernel_0", "kernel_index": 0,
+                     "args": [], "results": [], "width": []}]})json";
+  scangen::testing::TempDir cache;
+  CudaProgram cuda(cuda_device(0), "", manifest, CudaCompiler(cache.path / "cuda"));
+  try {
+    cuda.load("f");
+    BOOST_ERROR("no error");
+  } catch (const RuntimeError& e) {
+    BOOST_TEST(std::string(e.what()).rfind("NVRTC 13.1 (" + nvrtc_13_1 +
+                                               "), named by SCANGEN_NVRTC, is newer than the CUDA driver, which "
+                                               "supports CUDA 12.4: ",
+                                           0) == 0u,
+               e.what());
+  }
+  BOOST_TEST(!std::filesystem::exists(cache.path / "cuda"));
 }

@@ -4,6 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "cache_trust.h"
 #include "child_processes.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
@@ -81,6 +82,8 @@ std::string error_message(F&& f) {
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
+
+bool starts_with_text(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 // Compiles `source` straight into `shared_object` with the JIT's compiler and flags.
 void compile_directly(const fs::path& dir, const std::string& source, const fs::path& shared_object,
@@ -429,6 +432,133 @@ BOOST_AUTO_TEST_CASE(module_load_errors) {
 
   compile_directly(dir.path, module_source(), dir / "good.so");
   check_scale(*CpuModule::load(dir / "good.so"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// Whom the cache trusts: it loads code, so only a directory and entries of this user that no one
+// else can write (runtime/src/cache_dir.h; the cases are shared with the CUDA cache's tests).
+
+namespace {
+
+using scangen::testing::directory_refusal;
+using scangen::testing::entry_refusal;
+using scangen::testing::for_each_case;
+using scangen::testing::ScopedUmask;
+using scangen::testing::Tampering;
+
+// The test module with a constructor that creates `marker` when the module is loaded: what an
+// attacker would plant under the key of a program the victim runs.
+std::string planted_source(const fs::path& marker) {
+  return module_source() + "\n#include <cstdio>\n__attribute__((constructor)) static void planted() {\n"
+                           "  if (std::FILE* f = std::fopen(\"" + marker.string() + "\", \"w\")) std::fclose(f);\n}\n";
+}
+
+// Plants, in `cache`, a module and its checksum under the key of module_source().
+void plant_module(const fs::path& work, const fs::path& cache, const fs::path& marker) {
+  fs::create_directories(cache);
+  const std::string key = CpuJit(cache).cache_key(module_source());
+  compile_directly(work, planted_source(marker), cache / (key + ".so"));
+  write_text(cache / (key + ".so.sha256"), sha256_file_hex(cache / (key + ".so")) + "\n");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cache_trust)
+
+BOOST_AUTO_TEST_CASE(cache_directories_and_entries_are_created_private) {
+  TempDir dir;
+  const fs::path cache = dir / "a" / "b" / "cache";
+  {
+    // Under a umask that lets the group write, what the cache creates is still private.
+    ScopedUmask group_writable(002);
+    CpuJit jit(cache);
+    check_scale(*jit.compile_and_load(module_source()));
+  }
+  for (const fs::path& created : {dir / "a", dir / "a" / "b", cache})
+    BOOST_TEST_CONTEXT(created) { BOOST_TEST(scangen::testing::permissions_of(created) == 0700u); }
+  const std::string key = CpuJit(cache).cache_key(module_source());
+  BOOST_TEST(scangen::testing::permissions_of(cache / (key + ".so")) == 0700u);  // the linker made it 0775
+  BOOST_TEST(scangen::testing::permissions_of(cache / (key + ".so.sha256")) == 0600u);
+  BOOST_TEST(scangen::testing::permissions_of(cache / (key + ".cpp")) == 0600u);
+  CpuJit again(cache);
+  check_scale(*again.compile_and_load(module_source()));
+  BOOST_TEST(again.last_stats().cache_hit);
+}
+
+BOOST_AUTO_TEST_CASE(untrusted_directories_are_refused) {
+  for_each_case(scangen::testing::untrusted_directories(), [](const Tampering& tampering) {
+    TempDir dir;
+    const fs::path cache = dir / "cache";
+    CpuJit(cache).compile_and_load(module_source());  // a sound entry: a hit, were it trusted
+    tampering.apply(cache);
+    const std::string message = error_message<RuntimeError>([&] { CpuJit(cache).compile_and_load(module_source()); });
+    BOOST_TEST(starts_with_text(message, directory_refusal("JIT cache", cache, tampering)));
+    BOOST_TEST(contains(message, "set XDG_CACHE_HOME to a directory of your own"));
+    BOOST_TEST(temp_files_in(cache).empty());
+  });
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_module_is_loaded_only_from_a_trusted_directory) {
+  for_each_case(scangen::testing::untrusted_directories(), [](const Tampering& tampering) {
+    TempDir dir;
+    const fs::path cache = dir / "cache";
+    const fs::path marker = dir / "planted-code-ran";
+    plant_module(dir.path, cache, marker);
+    tampering.apply(cache);
+    BOOST_TEST(starts_with_text(
+        error_message<RuntimeError>([&] { CpuJit(cache).compile_and_load(module_source()); }),
+        directory_refusal("JIT cache", cache, tampering)));
+    BOOST_TEST(!fs::exists(marker));
+    BOOST_TEST(fs::exists(cache / (CpuJit(cache).cache_key(module_source()) + ".so")));  // left for the user
+  });
+  // The same plant in a directory of ours that no one else can write is loaded: the refusals
+  // above are what stops it.
+  TempDir dir;
+  const fs::path marker = dir / "planted-code-ran";
+  plant_module(dir.path, dir / "cache", marker);
+  fs::permissions(dir / "cache", fs::perms::owner_all);
+  CpuJit jit(dir / "cache");
+  jit.compile_and_load(module_source());
+  BOOST_TEST(jit.last_stats().cache_hit);
+  BOOST_TEST(fs::exists(marker));
+}
+
+BOOST_AUTO_TEST_CASE(untrusted_entries_are_refused) {
+  for (const char* suffix : {".so", ".so.sha256"})
+    for_each_case(scangen::testing::untrusted_entries(), [suffix](const Tampering& tampering) {
+      BOOST_TEST_CONTEXT(suffix) {
+        TempDir dir;
+        CpuJit jit(dir.path);
+        jit.compile_and_load(module_source());
+        const fs::path entry = dir / (jit.cache_key(module_source()) + suffix);
+        tampering.apply(entry);
+        BOOST_TEST(error_message<RuntimeError>([&] { jit.compile_and_load(module_source()); }) ==
+                   entry_refusal("JIT cache", entry, tampering));
+        BOOST_TEST(fs::exists(fs::symlink_status(entry)));  // never deleted behind the user's back
+        // Removed, the entry is rebuilt.
+        fs::remove(entry);
+        check_scale(*jit.compile_and_load(module_source()));
+        BOOST_TEST(!jit.last_stats().cache_hit);
+      }
+    });
+}
+
+BOOST_AUTO_TEST_CASE(a_cache_directory_reached_through_a_link_is_checked_where_it_leads) {
+  TempDir dir;
+  fs::create_directory(dir / "private");
+  fs::permissions(dir / "private", fs::perms::owner_all);
+  fs::create_directory_symlink(dir / "private", dir / "link");
+  check_scale(*CpuJit(dir / "link").compile_and_load(module_source()));
+  CpuJit hit(dir / "link");
+  hit.compile_and_load(module_source());
+  BOOST_TEST(hit.last_stats().cache_hit);
+
+  fs::permissions(dir / "private", fs::perms::all);
+  BOOST_TEST(contains(error_message<RuntimeError>([&] { CpuJit(dir / "link").compile_and_load(module_source()); }),
+                      "refusing the JIT cache directory '" + (dir / "link").string() +
+                          "': it is writable by group and others (mode 0777)"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

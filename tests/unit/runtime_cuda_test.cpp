@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,13 +24,14 @@
 #include "scangen/runtime/cuda.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/process.h"
+#include "cache_trust.h"
 #include "child_processes.h"
 #include "nvrtc_found.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
 
-#ifndef SCANGEN_FAKE_LIBCUDA
-#error "SCANGEN_FAKE_LIBCUDA (the path of the fake driver) must be defined"
+#if !defined(SCANGEN_FAKE_LIBCUDA) || !defined(SCANGEN_FAKE_NVRTC_DIR)
+#error "SCANGEN_FAKE_LIBCUDA (the fake driver) and SCANGEN_FAKE_NVRTC_DIR (the fake NVRTCs) must be defined"
 #endif
 
 using namespace scangen;
@@ -244,6 +246,115 @@ BOOST_AUTO_TEST_CASE(nvrtc_by_path_needs_no_loader_cache, *utf::precondition(nvr
   ProcessResult child = run_process({loader.string(), "--inhibit-cache", fs::read_symlink("/proc/self/exe").string(),
                                      "--run_test=nvrtc_library/scangen_nvrtc_with_a_full_path_compiles"});
   BOOST_TEST(child.exit_code == 0, child.output);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// The choice of an NVRTC that the driver supports, with fake NVRTCs (data/fake_nvrtc.cpp) that only
+// report a version: in SCANGEN_FAKE_NVRTC_DIR, libnvrtc.so and libnvrtc.so.13 report 13.1,
+// libnvrtc.so.12 reports 12.6.
+
+BOOST_AUTO_TEST_SUITE(nvrtc_choice)
+
+fs::path fake_nvrtc(const std::string& name) { return fs::canonical(fs::path(SCANGEN_FAKE_NVRTC_DIR) / name); }
+
+BOOST_AUTO_TEST_CASE(scangen_nvrtc_newer_than_the_driver_is_a_clear_error) {
+  const fs::path nvrtc_13_1 = fake_nvrtc("libnvrtc.so.13");
+  ScopedEnv nvrtc("SCANGEN_NVRTC", nvrtc_13_1.string());
+  BOOST_TEST(nvrtc_info().minor == 1);  // no driver to suit: taken
+  BOOST_TEST(error_message<RuntimeError>([] { nvrtc_info(12040); }) ==
+             "NVRTC 13.1 (" + nvrtc_13_1.string() +
+                 "), named by SCANGEN_NVRTC, is newer than the CUDA driver, which supports CUDA 12.4: code from an "
+                 "NVRTC of a newer major version than the driver's does not load; install the NVRTC of a CUDA 12.x "
+                 "toolkit or older (libnvrtc.so.12) and set SCANGEN_NVRTC to it if it is not on the loader's search "
+                 "path, or update the NVIDIA driver, or unset SCANGEN_NVRTC");
+  // Every entry point that compiles for a driver says the same, before writing anything.
+  TempDir dir;
+  CudaCompileOptions for_12_4 = options_for(CudaBinaryKind::Cubin, 80);
+  for_12_4.driver_version = 12040;
+  const std::string message = error_message<RuntimeError>([] { nvrtc_info(12040); });
+  BOOST_TEST(error_message<RuntimeError>([&] { resolve_cuda_target(for_12_4); }) == message);
+  BOOST_TEST(error_message<RuntimeError>([&] { nvrtc_compile(kVectorAdd, for_12_4); }) == message);
+  BOOST_TEST(error_message<RuntimeError>([&] { CudaCompiler(dir / "cuda").compile(kVectorAdd, for_12_4); }) == message);
+  BOOST_TEST(!fs::exists(dir / "cuda"));
+  // A newer minor version of the driver's major version: its CUBIN loads (minor version
+  // compatibility), and so does everything on a newer driver.
+  BOOST_TEST(nvrtc_info(13000).minor == 1);
+  BOOST_TEST(nvrtc_info(14020).minor == 1);
+}
+
+BOOST_AUTO_TEST_CASE(ptx_newer_than_the_driver_is_a_clear_error) {
+  const fs::path nvrtc_13_1 = fake_nvrtc("libnvrtc.so.13");
+  ScopedEnv nvrtc("SCANGEN_NVRTC", nvrtc_13_1.string());
+  CudaCompileOptions cubin = options_for(CudaBinaryKind::Cubin, 80);
+  cubin.driver_version = 13000;
+  BOOST_TEST(resolve_cuda_target(cubin).target() == "sm_80");
+  CudaCompileOptions ptx = options_for(CudaBinaryKind::Ptx, 80);
+  ptx.driver_version = 13000;
+  const std::string newer = "PTX (compute_80) from NVRTC 13.1 (" + nvrtc_13_1.string() +
+                            ") needs a driver for CUDA 13.1 or newer, and the CUDA driver supports CUDA 13.0; compile "
+                            "to CUBIN for the device, set SCANGEN_NVRTC to an NVRTC no newer than 13.0, or update the "
+                            "NVIDIA driver";
+  BOOST_TEST(error_message<RuntimeError>([&] { resolve_cuda_target(ptx); }) == newer);
+  TempDir dir;
+  BOOST_TEST(error_message<RuntimeError>([&] { CudaCompiler(dir / "cuda").compile(kVectorAdd, ptx); }) == newer);
+  BOOST_TEST(!fs::exists(dir / "cuda"));
+  // The PTX fallback for an architecture this NVRTC does not know (it knows up to sm_90) is PTX too.
+  CudaCompileOptions future = options_for(CudaBinaryKind::Cubin, 100);
+  future.driver_version = 13000;
+  BOOST_TEST(starts_with(error_message<RuntimeError>([&] { resolve_cuda_target(future); }),
+                         "PTX (compute_90) from NVRTC 13.1 ("));
+  // A driver as new as NVRTC, or unknown, reads it.
+  ptx.driver_version = 13010;
+  BOOST_TEST(resolve_cuda_target(ptx).target() == "compute_80");
+  ptx.driver_version = 0;
+  BOOST_TEST(resolve_cuda_target(ptx).target() == "compute_80");
+}
+
+// Set in the child that the_first_nvrtc_that_the_driver_supports_is_chosen starts.
+constexpr const char* kFakesFirst = "SCANGEN_TEST_FAKE_NVRTCS_FIRST";
+
+boost::test_tools::assertion_result fakes_first_on_the_search_path(utf::test_unit_id) {
+  boost::test_tools::assertion_result result(std::getenv(kFakesFirst) != nullptr);
+  result.message() << "runs only in the child of the_first_nvrtc_that_the_driver_supports_is_chosen";
+  return result;
+}
+
+BOOST_AUTO_TEST_CASE(the_first_nvrtc_that_the_driver_supports_is_chosen) {
+  // The case below, in a child whose dynamic loader searches the fakes' directory first
+  // (LD_LIBRARY_PATH is read when a process starts).
+  ScopedEnv nvrtc("SCANGEN_NVRTC", std::nullopt);
+  ProcessResult child = run_process({"env", "LD_LIBRARY_PATH=" + std::string(SCANGEN_FAKE_NVRTC_DIR),
+                                     std::string(kFakesFirst) + "=1", fs::read_symlink("/proc/self/exe").string(),
+                                     "--run_test=nvrtc_choice/with_the_fakes_first_on_the_search_path",
+                                     "--report_level=short"});
+  BOOST_TEST(child.exit_code == 0, child.output);
+  // It ran, and was not skipped.
+  BOOST_TEST(std::regex_search(child.output, std::regex("\\b1 test case out of [0-9]+ passed")), child.output);
+}
+
+BOOST_AUTO_TEST_CASE(with_the_fakes_first_on_the_search_path, *utf::precondition(fakes_first_on_the_search_path)) {
+  // Without a driver to suit: the first that loads.
+  BOOST_TEST(nvrtc_info().library == fake_nvrtc("libnvrtc.so"));
+  // A CUDA 12 driver: libnvrtc.so and libnvrtc.so.13 (13.1) are too new; libnvrtc.so.12 is taken.
+  const NvrtcInfo for_12 = nvrtc_info(12040);
+  BOOST_TEST(for_12.library == fake_nvrtc("libnvrtc.so.12"));
+  BOOST_TEST(for_12.major == 12);
+  BOOST_TEST(for_12.minor == 6);
+  // A CUDA 13.0 driver takes 13.1: a CUBIN of a newer minor version loads.
+  BOOST_TEST(nvrtc_info(13000).library == fake_nvrtc("libnvrtc.so"));
+  // Older than every NVRTC found: the driver's version, what was found (the toolkit's NVRTC too,
+  // when scangen was built with one), and what to do.
+  const std::string message = error_message<RuntimeError>([] { nvrtc_info(11080); });
+  BOOST_TEST(starts_with(message, "no NVRTC that the CUDA driver supports: the driver supports CUDA 11.8, and code from "
+                                  "an NVRTC of a newer major version does not load; found NVRTC 13.1 (" +
+                                      fake_nvrtc("libnvrtc.so").string() + "), NVRTC 13.1 (" +
+                                      fake_nvrtc("libnvrtc.so.13").string() + "), NVRTC 12.6 (" +
+                                      fake_nvrtc("libnvrtc.so.12").string() + ")"));
+  BOOST_TEST(contains(message, "; install the NVRTC of a CUDA 11.x toolkit or older (libnvrtc.so.11) and set "
+                               "SCANGEN_NVRTC to it if it is not on the loader's search path, or update the NVIDIA "
+                               "driver"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -521,6 +632,89 @@ BOOST_AUTO_TEST_CASE(default_cache_directory) {
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---------------------------------------------------------------------------------------------
+// Whom the cache trusts: the same rule as the CPU JIT's cache (runtime/src/cache_dir.h), held to
+// the same cases (cache_trust.h).
+
+BOOST_AUTO_TEST_SUITE(cuda_cache_trust, *utf::precondition(nvrtc_found))
+
+using scangen::testing::directory_refusal;
+using scangen::testing::entry_refusal;
+using scangen::testing::for_each_case;
+using scangen::testing::Tampering;
+
+const CudaCompileOptions kTrustOptions = options_for(CudaBinaryKind::Cubin, 80);
+
+BOOST_AUTO_TEST_CASE(cache_directories_and_entries_are_created_private) {
+  TempDir dir;
+  const fs::path cache = dir / "a" / "cuda";
+  {
+    scangen::testing::ScopedUmask group_writable(002);
+    CudaCompiler(cache).compile(kVectorAdd, kTrustOptions);
+  }
+  const std::string key = CudaCompiler(cache).cache_key(kVectorAdd, kTrustOptions);
+  BOOST_TEST(scangen::testing::permissions_of(dir / "a") == 0700u);
+  BOOST_TEST(scangen::testing::permissions_of(cache) == 0700u);
+  BOOST_TEST(scangen::testing::permissions_of(cache / (key + ".bin")) == 0600u);
+  BOOST_TEST(scangen::testing::permissions_of(cache / (key + ".cu")) == 0600u);
+  BOOST_TEST(CudaCompiler(cache).compile(kVectorAdd, kTrustOptions).cache_hit);
+}
+
+BOOST_AUTO_TEST_CASE(untrusted_directories_are_refused) {
+  for_each_case(scangen::testing::untrusted_directories(), [](const Tampering& tampering) {
+    TempDir dir;
+    const fs::path cache = dir / "cuda";
+    CudaCompiler(cache).compile(kVectorAdd, kTrustOptions);  // a sound entry: a hit, were it trusted
+    tampering.apply(cache);
+    BOOST_TEST(starts_with(error_message<RuntimeError>([&] { CudaCompiler(cache).compile(kVectorAdd, kTrustOptions); }),
+                           directory_refusal("CUDA cache", cache, tampering)));
+    BOOST_TEST(files_in(cache, "tmp-").empty());
+  });
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_entry_is_used_only_from_a_trusted_directory) {
+  // A sound entry of other code, put under the key of the program the victim compiles.
+  const std::string planted_source = "extern \"C\" __global__ void planted_kernel(int* x) { x[0] = 1; }\n";
+  TempDir elsewhere;
+  const std::string planted = read_text(CudaCompiler(elsewhere.path).compile(planted_source, kTrustOptions).cache_entry);
+  auto plant = [&](const fs::path& cache) {
+    fs::create_directories(cache);
+    std::ofstream(cache / (CudaCompiler(cache).cache_key(kVectorAdd, kTrustOptions) + ".bin"), std::ios::binary)
+        << planted;
+  };
+  for_each_case(scangen::testing::untrusted_directories(), [&](const Tampering& tampering) {
+    TempDir dir;
+    plant(dir / "cuda");
+    tampering.apply(dir / "cuda");
+    BOOST_TEST(starts_with(error_message<RuntimeError>([&] { CudaCompiler(dir / "cuda").compile(kVectorAdd, kTrustOptions); }),
+                           directory_refusal("CUDA cache", dir / "cuda", tampering)));
+  });
+  // In a directory of ours that no one else can write, the plant is used: the refusals above are
+  // what stops it.
+  TempDir dir;
+  plant(dir / "cuda");
+  fs::permissions(dir / "cuda", fs::perms::owner_all);
+  const CudaBinary binary = CudaCompiler(dir / "cuda").compile(kVectorAdd, kTrustOptions);
+  BOOST_TEST(binary.cache_hit);
+  BOOST_TEST(contains(binary.image, "planted_kernel"));
+}
+
+BOOST_AUTO_TEST_CASE(untrusted_entries_are_refused) {
+  for_each_case(scangen::testing::untrusted_entries(), [](const Tampering& tampering) {
+    TempDir dir;
+    const CudaCompiler compiler(dir.path);
+    const fs::path entry = compiler.compile(kVectorAdd, kTrustOptions).cache_entry;
+    tampering.apply(entry);
+    BOOST_TEST(error_message<RuntimeError>([&] { compiler.compile(kVectorAdd, kTrustOptions); }) ==
+               entry_refusal("CUDA cache", entry, tampering));
+    BOOST_TEST(fs::exists(fs::symlink_status(entry)));  // never deleted behind the user's back
+    fs::remove(entry);
+    BOOST_TEST(!compiler.compile(kVectorAdd, kTrustOptions).cache_hit);
+  });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_SUITE(cuda_driver)
 
@@ -580,6 +774,9 @@ BOOST_AUTO_TEST_CASE(fake_driver_without_devices) {
     FakeDriver fake("zero_devices");
     BOOST_TEST(cuda_device_count() == 0);
     BOOST_TEST(error_message<RuntimeError>([] { cuda_device(); }) ==
+               "no CUDA device: the CUDA driver (" SCANGEN_FAKE_LIBCUDA ", CUDA 13.0) reports no devices");
+    ScopedEnv older("FAKE_CUDA_DRIVER_VERSION", std::string("12040"));
+    BOOST_TEST(error_message<RuntimeError>([] { cuda_device(); }) ==
                "no CUDA device: the CUDA driver (" SCANGEN_FAKE_LIBCUDA ", CUDA 12.4) reports no devices");
   }
   {
@@ -602,7 +799,7 @@ BOOST_AUTO_TEST_CASE(fake_device_and_buffers) {
     BOOST_TEST(info.multiprocessors == 4);
     BOOST_TEST(info.max_threads_per_block == 1024);
     BOOST_TEST(info.cooperative_launch);
-    BOOST_TEST(info.driver_version == 12040);
+    BOOST_TEST(info.driver_version == 13000);
     BOOST_TEST(info.total_memory == std::size_t(1) << 30);
     BOOST_TEST(cuda_device() == device);  // one object while it is held
     BOOST_TEST(fake_counter("fake_cuda_retained_contexts") == 1);

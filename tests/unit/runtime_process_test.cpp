@@ -1,6 +1,13 @@
 #define BOOST_TEST_MODULE runtime_process
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include "temp_dir.h"
 
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/process.h"
@@ -48,4 +55,31 @@ BOOST_AUTO_TEST_CASE(missing_program_is_a_runtime_error) {
   }
   BOOST_CHECK_THROW(run_process({"scangen-no-such-program-in-path"}), RuntimeError);
   BOOST_CHECK_THROW(run_process({}), RuntimeError);
+}
+
+BOOST_AUTO_TEST_CASE(runs_in_a_working_directory_given_by_its_descriptor) {
+  namespace fs = std::filesystem;
+  scangen::testing::TempDir here("scangen-process-test"), there("scangen-process-test");
+  // A program named by a relative path is the one the current directory leads to, not one in the
+  // working directory.
+  std::ofstream(here / "where.sh") << "#!/bin/sh\necho here; pwd\n";
+  std::ofstream(there / "where.sh") << "#!/bin/sh\necho there; pwd\n";
+  fs::permissions(here / "where.sh", fs::perms::owner_all);
+  fs::permissions(there / "where.sh", fs::perms::owner_all);
+  const int directory = ::open(there.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  BOOST_TEST_REQUIRE(directory >= 0);
+  const fs::path old_cwd = fs::current_path();
+  fs::current_path(here.path);
+  ProcessResult result;
+  try {
+    result = run_process({"./where.sh"}, directory);
+  } catch (...) {
+    fs::current_path(old_cwd);
+    ::close(directory);
+    throw;
+  }
+  fs::current_path(old_cwd);
+  BOOST_TEST(result.output == "here\n" + fs::canonical(there.path).string() + "\n");
+  BOOST_TEST(run_process({"/bin/sh", "-c", "cat where.sh"}, directory).output == "#!/bin/sh\necho there; pwd\n");
+  ::close(directory);
 }

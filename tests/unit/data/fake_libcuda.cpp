@@ -2,7 +2,8 @@
 // device layer (initialization errors, buffers, modules, launches, error reporting, releases) is
 // tested on machines without a GPU. Loaded through $SCANGEN_CUDA_DRIVER.
 //
-// $FAKE_CUDA_MODE picks the machine: "no_device" (cuInit fails with CUDA_ERROR_NO_DEVICE),
+// $FAKE_CUDA_DRIVER_VERSION is the CUDA version cuDriverGetVersion reports (as it counts: 12040
+// for 12.4; default 13000, for CUDA 13.0). $FAKE_CUDA_MODE picks the machine: "no_device" (cuInit fails with CUDA_ERROR_NO_DEVICE),
 // "zero_devices", "oom" (every allocation fails), "pascal" (one device of compute capability
 // 6.1), anything else one device, sm_86 with 4 multiprocessors. Device memory is host memory. A module is an image holding ".target sm_XY"
 // (PTX, refused when XY is above the device's) or starting with an ELF header (CUBIN); its
@@ -101,7 +102,8 @@ CUresult cuInit(unsigned int flags) {
 
 CUresult cuDriverGetVersion(int* version) {
   if (!version) return kInvalidValue;
-  *version = 12040;
+  const char* value = std::getenv("FAKE_CUDA_DRIVER_VERSION");
+  *version = value ? std::atoi(value) : 13000;
   return kSuccess;
 }
 

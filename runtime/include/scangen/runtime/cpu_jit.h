@@ -36,6 +36,10 @@ struct CxxCompiler {
 // absolute, else /tmp/scangen-cache-<uid>.
 std::filesystem::path default_cache_dir();
 
+namespace detail {
+class CacheDir;  // runtime/src/cache_dir.h
+}
+
 // A loaded module; dlclose'd when the last shared_ptr goes. Results of call() own their memory
 // and stay valid after the module is gone.
 class CpuModule {
@@ -49,9 +53,12 @@ class CpuModule {
   CpuModule& operator=(const CpuModule&) = delete;
 
   const scangen_module_info& info() const { return *info_; }
+  // The file the module was loaded from (for a cached module, its cache entry).
   const std::filesystem::path& path() const { return path_; }
   // nullptr if the module has no function of that name.
   const scangen_function_info* find(std::string_view name) const;
+  // dlsym in this module only; nullptr if it has no such symbol.
+  void* symbol(const char* name) const;
 
   // Calls `fn` with `args`, whose count, dtypes and ranks must match its signature (RuntimeError
   // otherwise). A SCANGEN_USER_ERROR becomes RuntimeError(message, line, column); an internal
@@ -59,6 +66,9 @@ class CpuModule {
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) const;
 
  private:
+  friend class CpuJit;
+  // dlopen(`name`) of a module shown to people as `path`.
+  static std::shared_ptr<CpuModule> load_as(const std::string& name, std::filesystem::path path);
   CpuModule(void* handle, const scangen_module_info* info, std::filesystem::path path);
 
   void* handle_;
@@ -66,8 +76,10 @@ class CpuModule {
   std::filesystem::path path_;
 };
 
-// Not thread-safe (last_stats); use one CpuJit per thread. Any number of processes may share a
-// cache directory.
+// Not thread-safe (last_stats); use one CpuJit per thread. Any number of processes of one user
+// may share a cache directory. The cache holds code that is loaded and run, so it trusts only a
+// directory and entries of the current user that no one else can write (detail::CacheDir):
+// anything else is refused with a RuntimeError (docs/cli.md, "Whom the cache trusts").
 class CpuJit {
  public:
   struct Stats {
@@ -83,8 +95,9 @@ class CpuJit {
   // symbol when compiled with -DSCANGEN_EMIT_MODULE_ABI), from the cache if a sound entry exists.
   // The cache entry is <key>.so, <key>.so.sha256 (the hash of the .so) and <key>.cpp (the source,
   // for people to read), key = sha256(source + '\0' + compiler.identity()). A damaged entry is
-  // rebuilt, not trusted. Throws RuntimeError if the cache directory cannot be created or written
-  // or the compiler cannot be run, InternalError if the compiler rejects the source.
+  // rebuilt, not trusted. Throws RuntimeError if the cache directory cannot be created or written,
+  // if it or an entry is not the user's own (see above), or if the compiler cannot be run (it runs
+  // inside the cache directory); InternalError if the compiler rejects the source.
   std::shared_ptr<CpuModule> compile_and_load(const std::string& source);
 
   const Stats& last_stats() const { return stats_; }
@@ -93,8 +106,9 @@ class CpuJit {
   std::string cache_key(const std::string& source) const;
 
  private:
-  std::shared_ptr<CpuModule> load_cached_entry(const std::string& key) const;
-  std::shared_ptr<CpuModule> build_entry(const std::string& key, const std::string& source);
+  std::shared_ptr<CpuModule> load_cached_entry(const detail::CacheDir& dir, const std::string& key) const;
+  std::shared_ptr<CpuModule> build_entry(const detail::CacheDir& dir, const std::string& key,
+                                         const std::string& source);
   std::filesystem::path entry_path(const std::string& key, std::string_view suffix) const;
 
   std::filesystem::path cache_dir_;

@@ -4,7 +4,9 @@
 // Neither library is linked: libnvrtc and libcuda.so.1 are loaded with dlopen on first use, so
 // scangen builds and runs without the CUDA toolkit, and this header includes no CUDA header.
 //
-// NVRTC is searched for in this order (the first that loads is used):
+// NVRTC is searched for in this order (the first that loads is used, and when the CUDA version of
+// the driver that will load the code is known, the first whose major version is not newer than
+// the driver's: code from a newer major version may not load):
 //   1. $SCANGEN_NVRTC if set and non-empty, and then nothing else: a path or a library name;
 //   2. libnvrtc.so, libnvrtc.so.13, libnvrtc.so.12 (the dynamic loader's search path);
 //   3. the toolkit's libnvrtc found when scangen was built (when CMake found a CUDA toolkit).
@@ -12,11 +14,13 @@
 //
 // Errors (scangen/runtime/errors.h):
 //   RuntimeError  what the user can change: NVRTC not found, or not NVRTC, or without its builtins
-//                 library; an architecture this NVRTC cannot compile for; "CUDA driver not found
-//                 (libcuda.so.1): ..."; "no CUDA device: ..."; a binary the device or driver
-//                 cannot run (code for another architecture, PTX newer than the driver); device
-//                 memory exhausted; a cooperative launch on a device without them; the cache
-//                 directory not writable.
+//                 library, or newer than the driver (no NVRTC found that the driver supports; PTX
+//                 from an NVRTC newer than the driver); an architecture this NVRTC cannot compile
+//                 for; "CUDA driver not found (libcuda.so.1): ..."; "no CUDA device: ..."; a binary
+//                 the device or driver cannot run (code for another architecture, PTX newer than
+//                 the driver); device memory exhausted; a cooperative launch on a device without
+//                 them; the cache directory not writable, or refused (someone else's, or writable
+//                 by others).
 //   InternalError scangen's own mistakes: NVRTC rejecting the source or its options (the source
 //                 is code scangen emitted; the message holds NVRTC's log, the options, and where
 //                 the source was kept); any other failing CUDA call (a refused launch, a fault in
@@ -47,12 +51,16 @@ struct NvrtcInfo {
   std::vector<int> supported_archs;  // 75, 80, 86, ...; empty if this NVRTC cannot tell (< 11.2)
 };
 
-// Loads NVRTC (once per process and value of $SCANGEN_NVRTC; it is never unloaded). Throws
+// Loads NVRTC (once per process, value of $SCANGEN_NVRTC and major version of the driver; it is
+// never unloaded): the one chosen for code that a driver of CUDA version `driver_version` will load
+// (CudaDeviceInfo::driver_version, 12040 for 12.4; 0 when unknown: the first that loads). Throws
 // RuntimeError: "NVRTC not found (tried libnvrtc.so, ...): <reason>; install the CUDA toolkit or
 // set SCANGEN_NVRTC to the path of libnvrtc.so", "cannot load NVRTC from SCANGEN_NVRTC='<path>':
-// <reason>; set SCANGEN_NVRTC to the path of libnvrtc.so, or unset it", or "'<path>' is not a
-// usable NVRTC library: it has no <symbol>".
-NvrtcInfo nvrtc_info();
+// <reason>; set SCANGEN_NVRTC to the path of libnvrtc.so, or unset it", "'<path>' is not a
+// usable NVRTC library: it has no <symbol>", "no NVRTC that the CUDA driver supports: the driver
+// supports CUDA 12.4, ...; found NVRTC 13.0 (<path>); install ..." or "NVRTC 13.0 (<path>), named by
+// SCANGEN_NVRTC, is newer than the CUDA driver, which supports CUDA 12.4: ...".
+NvrtcInfo nvrtc_info(int driver_version = 0);
 // Whether nvrtc_info() succeeds; if not and `why` is given, the error's message goes there.
 bool nvrtc_available(std::string* why = nullptr);
 
@@ -77,6 +85,12 @@ struct CudaCompileOptions {
   // (no a*b+c contracted into an FMA: results must match the reference interpreter bit for bit).
   std::vector<std::string> options = default_options();
   std::string program_name = "scangen_kernels.cu";  // the file name NVRTC's messages use
+  // The CUDA version of the driver that will load the code (CudaDeviceInfo::driver_version), 0 when
+  // unknown. When known, NVRTC is chosen among those found for one whose major version the driver
+  // supports (see nvrtc_info), and PTX from an NVRTC newer than the driver (say 12.8 for a 12.4
+  // driver, whose PTX compiler cannot read it) is a RuntimeError; CUBIN from a newer minor version
+  // of the driver's major version loads (CUDA's minor version compatibility).
+  int driver_version = 0;
 
   static std::vector<std::string> default_options();
 };
@@ -96,7 +110,7 @@ struct CudaBinary {
 
 // The target `options` asks for, as this NVRTC can honour it (the PTX fallback applied): a
 // CudaBinary with only kind and arch set. Loads NVRTC; throws RuntimeError if the target cannot
-// be compiled for.
+// be compiled for, or is PTX that the driver of options.driver_version could not read.
 CudaBinary resolve_cuda_target(const CudaCompileOptions& options);
 
 // Compiles `source` with NVRTC (no cache). NVRTC's rejection of the source or of the options is
@@ -106,13 +120,16 @@ CudaBinary nvrtc_compile(const std::string& source, const CudaCompileOptions& op
 // default_cache_dir() / "cuda": $XDG_CACHE_HOME/scangen/cuda, else ~/.cache/scangen/cuda.
 std::filesystem::path default_cuda_cache_dir();
 
-// nvrtc_compile with an on-disk cache. Thread-safe; any number of processes may share a cache
-// directory. An entry is <key>.bin, key = SHA-256 of the source, the resolved target (kind and
+// nvrtc_compile with an on-disk cache. Thread-safe; any number of processes of one user may share
+// a cache directory. An entry is <key>.bin, key = SHA-256 of the source, the resolved target (kind and
 // architecture), the options, the program name and NVRTC's version and file. The file holds a
 // header (format version, SHA-256 of the rest, kind, architecture, sizes), NVRTC's log and the
 // image; it is written to a unique temporary file renamed into place, and an entry whose
 // checksum or header does not match is rebuilt, never used. <key>.cu keeps the source for people
-// to read (and for bug reports when NVRTC rejects it).
+// to read (and for bug reports when NVRTC rejects it). The cache trusts only a directory of the
+// current user that no one else can write (created with mode 0700) and entries that are regular
+// files of the user's that no one else can write; anything else is a RuntimeError, never used
+// (runtime/src/cache_dir.h, docs/cli.md "Whom the cache trusts").
 class CudaCompiler {
  public:
   explicit CudaCompiler(std::filesystem::path cache_dir = default_cuda_cache_dir());

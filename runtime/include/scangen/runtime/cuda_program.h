@@ -98,7 +98,6 @@ class CudaEmulation {
  private:
   std::vector<CudaFunctionInfo> functions_;
   std::shared_ptr<CpuModule> module_;
-  void* handle_ = nullptr;
   void* launcher_ = nullptr;
   std::vector<unsigned long long> arena_hints_;
   int last_launches_ = 0;

@@ -14,6 +14,9 @@ struct ProcessResult {
 // Starts argv[0] (searched in PATH like execvp) with the arguments argv[1..], no shell involved,
 // stdin from /dev/null, stdout and stderr captured through one pipe; waits for it to finish.
 // Throws RuntimeError("cannot run '<argv0>': <reason>") if the program cannot be started.
-ProcessResult run_process(const std::vector<std::string>& argv);
+// With `working_directory` (an open directory's descriptor, not -1), the child starts in that
+// directory, and a relative argv[0] naming a path (one with a '/') is made absolute first so that
+// it names the same program.
+ProcessResult run_process(const std::vector<std::string>& argv, int working_directory = -1);
 
 }  // namespace scangen
