@@ -304,6 +304,12 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #define SCANGEN_CUDA_STORE_VOLATILE64(p, v) (*(volatile unsigned long long*)(p) = (v))
 #endif
 
+// Where a thread of uniform code loads or stores memory the kernel writes: nothing on a GPU. The
+// emulation delays threads there at random (scangen_cuda_emulation.h) to show missing barriers.
+#ifndef SCANGEN_CUDA_RACE_POINT
+#define SCANGEN_CUDA_RACE_POINT()
+#endif
+
 // The threads an SM holds at once (the CUDA C++ Programming Guide's table), and so the blocks of
 // SCANGEN_CUDA_BLOCK_THREADS: kernels that stream independent lanes ask for that many blocks in
 // __launch_bounds__, which caps their registers at 65536 / (threads held) (docs/cuda.md). An
@@ -749,6 +755,7 @@ __device__ void place_impl(sgc::Context& ctx, const int32_t* location, int64_t l
       return;
     }
     const int64_t offset = (index * model_d1) + index_2;
+    SCANGEN_CUDA_RACE_POINT();
     out_t[offset] = values_t;
   }
   ctx.result(0, out, location_d0, model_d0, model_d1);

@@ -304,6 +304,12 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #define SCANGEN_CUDA_STORE_VOLATILE64(p, v) (*(volatile unsigned long long*)(p) = (v))
 #endif
 
+// Where a thread of uniform code loads or stores memory the kernel writes: nothing on a GPU. The
+// emulation delays threads there at random (scangen_cuda_emulation.h) to show missing barriers.
+#ifndef SCANGEN_CUDA_RACE_POINT
+#define SCANGEN_CUDA_RACE_POINT()
+#endif
+
 // The threads an SM holds at once (the CUDA C++ Programming Guide's table), and so the blocks of
 // SCANGEN_CUDA_BLOCK_THREADS: kernels that stream independent lanes ask for that many blocks in
 // __launch_bounds__, which caps their registers at 65536 / (threads held) (docs/cuda.md). An
@@ -721,6 +727,7 @@ __device__ void powers_of_two_impl(sgc::Context& ctx, float max_value) {
       if (!p) return;
     }
     const float v = p_1 * 2.0f;
+    SCANGEN_CUDA_RACE_POINT();
     p[step] = v;
     const bool v_2 = v > max_value;
     p_1 = v;

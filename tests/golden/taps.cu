@@ -304,6 +304,12 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #define SCANGEN_CUDA_STORE_VOLATILE64(p, v) (*(volatile unsigned long long*)(p) = (v))
 #endif
 
+// Where a thread of uniform code loads or stores memory the kernel writes: nothing on a GPU. The
+// emulation delays threads there at random (scangen_cuda_emulation.h) to show missing barriers.
+#ifndef SCANGEN_CUDA_RACE_POINT
+#define SCANGEN_CUDA_RACE_POINT()
+#endif
+
 // The threads an SM holds at once (the CUDA C++ Programming Guide's table), and so the blocks of
 // SCANGEN_CUDA_BLOCK_THREADS: kernels that stream independent lanes ask for that many blocks in
 // __launch_bounds__, which caps their registers at 65536 / (threads held) (docs/cuda.md). An
@@ -733,10 +739,12 @@ __device__ void taps_impl(sgc::Context& ctx, const float* u, int64_t u_d0, const
   float x_1 = sgc::input(x0 + 1);
   float x_2 = sgc::input(x0 + 0);
   for (int64_t step = 0; step < steps; ++step) {
+    SCANGEN_CUDA_RACE_POINT();
     const float precomputed0_t = t[step];
     const float v_4 = 3.0f * x_1;
     const float v_6 = precomputed0_t + v_4;
     const float v_8 = v_6 + x_2;
+    SCANGEN_CUDA_RACE_POINT();
     ctx.barrier();
     x[step] = v_8;
     x_2 = x_1;

@@ -120,7 +120,7 @@ void CppPrinter::body(const std::vector<lir::StmtRef>& stmts, int indent, std::o
 }
 
 void CppPrinter::stmt(const lir::Stmt& s, int indent, std::ostringstream& os) {
-  visit(s);
+  before_statement(s, indent, os);
   std::string pad(size_t(indent), ' ');
   switch (s.kind) {
     case StmtKind::Block: body(s.body, indent, os); return;

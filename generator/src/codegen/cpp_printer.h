@@ -26,8 +26,8 @@ class CppPrinter {
   void stmt(const lir::Stmt& s, int indent, std::ostringstream& os);
 
  protected:
-  // Called before any statement is printed.
-  virtual void visit(const lir::Stmt&) {}
+  // Called before any statement is printed, at its indentation.
+  virtual void before_statement(const lir::Stmt&, int /*indent*/, std::ostringstream& /*os*/) {}
   // NaN and infinities of `d` (float or double).
   virtual std::string special_float(double v, DType d) const;
   // The qualifier of pointers the lowering declares (lir: never two overlapping in one loop).

@@ -58,8 +58,11 @@ class CudaPrinter : public CppPrinter {
   }
 
  protected:
-  void visit(const Stmt& s) override {
+  void before_statement(const Stmt& s, int indent, std::ostringstream& os) override {
     if (element_depth_ > 0) return;
+    // Where the emulation may delay a thread, to show a missing barrier (nothing on a GPU).
+    if (s.kind == StmtKind::Store || loads_written_memory(s))
+      os << std::string(size_t(indent), ' ') << "SCANGEN_CUDA_RACE_POINT();\n";
     switch (s.kind) {
       case StmtKind::Let:
       case StmtKind::Decl:
