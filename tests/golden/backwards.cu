@@ -738,7 +738,6 @@ __device__ void backwards_impl(sgc::Context& ctx, const float* u, int64_t u_d0, 
     const float v_4 = 0.5f * x_1;
     const float v_6 = precomputed0_t + v_4;
     SCANGEN_CUDA_RACE_POINT();
-    ctx.barrier();
     x[step] = v_6;
     x_1 = v_6;
   }

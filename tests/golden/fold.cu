@@ -731,6 +731,7 @@ __device__ void foldl_impl(sgc::Context& ctx, const double* xs, int64_t xs_d0, d
     ctx.fail_uniform(8, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{acc_rows});
     return;
   }
+  ctx.barrier();
   SCANGEN_CUDA_RACE_POINT();
   const double element = acc[index];
   ctx.result(0, element);
@@ -759,6 +760,7 @@ __device__ void foldr_impl(sgc::Context& ctx, const double* xs, int64_t xs_d0, d
     ctx.fail_uniform(16, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{acc_rows});
     return;
   }
+  ctx.barrier();
   SCANGEN_CUDA_RACE_POINT();
   const double element = acc[index];
   ctx.result(0, element);
@@ -788,6 +790,7 @@ __device__ void digits_left_impl(sgc::Context& ctx, const int64_t* d, int64_t d_
     ctx.fail_uniform(25, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{acc_rows});
     return;
   }
+  ctx.barrier();
   SCANGEN_CUDA_RACE_POINT();
   const int64_t element = acc[index];
   ctx.result(0, element);
@@ -817,6 +820,7 @@ __device__ void digits_right_impl(sgc::Context& ctx, const int64_t* d, int64_t d
     ctx.fail_uniform(33, 12, "index ", int64_t{-1}, " is out of range for dimension 0 of size ", int64_t{acc_rows});
     return;
   }
+  ctx.barrier();
   SCANGEN_CUDA_RACE_POINT();
   const int64_t element = acc[index];
   ctx.result(0, element);

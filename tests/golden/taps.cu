@@ -745,7 +745,6 @@ __device__ void taps_impl(sgc::Context& ctx, const float* u, int64_t u_d0, const
     const float v_6 = precomputed0_t + v_4;
     const float v_8 = v_6 + x_2;
     SCANGEN_CUDA_RACE_POINT();
-    ctx.barrier();
     x[step] = v_8;
     x_2 = x_1;
     x_1 = v_8;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "codegen/cpp_names.h"
+#include "support/check.h"
 
 namespace scangen::codegen {
 
@@ -149,7 +150,12 @@ void CppPrinter::stmt(const lir::Stmt& s, int indent, std::ostringstream& os) {
     case StmtKind::Call: print_call(s, indent, os); return;
     case StmtKind::Result: print_result(s, indent, os); return;
     case StmtKind::Comment: os << pad << "// " << s.text << "\n"; return;
+    case StmtKind::Barrier: print_barrier(s, indent, os); return;
   }
+}
+
+void CppPrinter::print_barrier(const lir::Stmt&, int, std::ostringstream&) {
+  SCANGEN_UNREACHABLE("a barrier in the loop IR of the CPU backend (only the CUDA backend places them)");
 }
 
 void CppPrinter::print_store(const lir::Stmt& s, int indent, std::ostringstream& os) {

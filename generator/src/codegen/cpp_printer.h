@@ -43,6 +43,8 @@ class CppPrinter {
   virtual void print_call(const lir::Stmt& s, int indent, std::ostringstream& os);
   virtual void print_result(const lir::Stmt& s, int indent, std::ostringstream& os);
   virtual void print_if(const lir::Stmt& s, int indent, std::ostringstream& os);
+  // Barriers are CUDA's (cuda_barriers.h): the CPU backend never gets one.
+  virtual void print_barrier(const lir::Stmt& s, int indent, std::ostringstream& os);
 
   // The arguments of a failure: line, column and the message's parts.
   std::string failure_arguments(const lir::Stmt& s);

@@ -77,7 +77,15 @@ void IndexPolys::collect(const Stmt& s) {
     case StmtKind::For:
     case StmtKind::Alloc:
     case StmtKind::Grow: ++definitions_[s.var]; break;
-    default: break;
+    case StmtKind::Block:
+    case StmtKind::Store:
+    case StmtKind::If:
+    case StmtKind::Break:
+    case StmtKind::Check:
+    case StmtKind::Call:
+    case StmtKind::Result:
+    case StmtKind::Comment:
+    case StmtKind::Barrier: break;
   }
   for (const auto& c : s.body) collect(*c);
   for (const auto& c : s.else_body) collect(*c);

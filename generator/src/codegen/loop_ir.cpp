@@ -239,6 +239,13 @@ StmtRef block(std::vector<StmtRef> body) {
   return s;
 }
 
+StmtRef barrier(bool failure_check) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = StmtKind::Barrier;
+  s->failure_check = failure_check;
+  return s;
+}
+
 StmtRef clone(const Stmt& s) {
   auto copy = std::make_shared<Stmt>(s);
   for (StmtRef& c : copy->body) c = clone(*c);
@@ -324,7 +331,15 @@ void defined_vars(const Stmt& s, std::set<std::string>& out) {
     case StmtKind::For:
     case StmtKind::Grow:
     case StmtKind::Alloc: out.insert(s.var); break;
-    default: break;
+    case StmtKind::Block:
+    case StmtKind::Store:
+    case StmtKind::If:
+    case StmtKind::Break:
+    case StmtKind::Check:
+    case StmtKind::Call:
+    case StmtKind::Result:
+    case StmtKind::Comment:
+    case StmtKind::Barrier: break;
   }
   for (const StmtRef& c : s.body) defined_vars(*c, out);
   for (const StmtRef& c : s.else_body) defined_vars(*c, out);
