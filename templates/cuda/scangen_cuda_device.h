@@ -78,7 +78,13 @@ __device__ __noinline__ inline void grid_barrier(scangen_cuda_launch* launch) {
       __threadfence();
       atomicAdd(&launch->barrier_round, 1u);
     } else {
+      // Waiting leaders poll less and less often (32 ns, doubling up to 256 ns), leaving the
+      // memory system to the blocks still working and arriving; 256 ns keeps what a barrier
+      // loses to the last sleep small beside its own cost.
+      unsigned int pause = 32;
       while (SCANGEN_CUDA_LOAD_VOLATILE(&launch->barrier_round) == round) {
+        __nanosleep(pause);
+        if (pause < 256) pause *= 2;
       }
     }
     __threadfence();

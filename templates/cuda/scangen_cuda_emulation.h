@@ -102,6 +102,8 @@ inline void __syncthreads() {
   scangen_emulation_delay();
 }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// The grid barrier's backoff: there are more emulated threads than cores, so give the core away.
+inline void __nanosleep(unsigned int) { std::this_thread::yield(); }
 inline unsigned int atomicAdd(unsigned int* p, unsigned int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline unsigned int atomicExch(unsigned int* p, unsigned int v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
 inline unsigned int atomicCAS(unsigned int* p, unsigned int expected, unsigned int desired) {
