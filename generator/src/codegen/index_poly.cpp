@@ -119,8 +119,12 @@ std::optional<IndexPoly> IndexPolys::of(const ExprRef& e, int depth) const {
       if (e->bop == ir::BinaryOp::Mul) return poly_mul(*a, *b);
       return poly_add(*a, *b, e->bop == ir::BinaryOp::Add ? 1 : -1);
     }
-    default: return std::nullopt;
+    case ExprKind::Load:
+    case ExprKind::Unary:
+    case ExprKind::Select:
+    case ExprKind::Cast: return std::nullopt;
   }
+  return std::nullopt;
 }
 
 std::optional<IndexPoly> IndexPolys::address(const std::string& pointer, const ExprRef& index) const {

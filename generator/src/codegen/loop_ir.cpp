@@ -224,7 +224,8 @@ size_t hash_expr(const ExprRef& e) {
     case ExprKind::Load: mix(std::hash<std::string>()(e->name)); break;
     case ExprKind::Unary: mix(size_t(e->uop)); break;
     case ExprKind::Binary: mix(size_t(e->bop)); mix(e->index_math); break;
-    default: break;
+    case ExprKind::Select:
+    case ExprKind::Cast: break;
   }
   mix(hash_expr(e->a));
   mix(hash_expr(e->b));
@@ -261,7 +262,10 @@ void collect_reads(const ExprRef& e, std::vector<std::string>& out) {
     case ExprKind::Imm: return;
     case ExprKind::Var: out.push_back(e->name); return;
     case ExprKind::Load: out.push_back(e->name); break;
-    default: break;
+    case ExprKind::Unary:
+    case ExprKind::Binary:
+    case ExprKind::Select:
+    case ExprKind::Cast: break;
   }
   collect_reads(e->a, out);
   collect_reads(e->b, out);
