@@ -13,7 +13,7 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 5
+#define SCANGEN_CUDA_ABI_VERSION 6
 #define SCANGEN_CUDA_MAX_RANK 8
 /* The most threads of a block: launches use at most this many, and kernels may say so in
  * __launch_bounds__ (a launch of more threads than a kernel declares fails). */
@@ -26,6 +26,9 @@
 #define SCANGEN_CUDA_ERROR_NUMBER_MARK '\x01'
 /* The alignment of every buffer carved out of the arena (bytes). */
 #define SCANGEN_CUDA_ARENA_ALIGNMENT 256
+/* A cache line of the GPU's L1 and L2 (bytes). The launch record starts at an address aligned to
+ * SCANGEN_CUDA_ARENA_ALIGNMENT (device allocations are). */
+#define SCANGEN_CUDA_LINE_BYTES 128
 
 /* status */
 #define SCANGEN_CUDA_RUNNING 0 /* set by the host; still 0 after a kernel that finished well */
@@ -41,6 +44,13 @@ typedef struct scangen_cuda_tensor {
 } scangen_cuda_tensor;
 
 typedef struct scangen_cuda_launch {
+  /* The grid barrier: arrivals of this round, and rounds completed; zero at launch. Each has a
+   * cache line of its own: the block leaders that wait poll barrier_round, and would otherwise
+   * slow the atomic arrivals and every access to the fields below. */
+  unsigned int barrier_arrived;
+  unsigned int barrier_arrived_line[SCANGEN_CUDA_LINE_BYTES / sizeof(unsigned int) - 1];
+  unsigned int barrier_round;
+  unsigned int barrier_round_line[SCANGEN_CUDA_LINE_BYTES / sizeof(unsigned int) - 1];
   int abi_version;
   int num_args;
   int num_results;
@@ -51,9 +61,6 @@ typedef struct scangen_cuda_launch {
                                        * error fields then say which allocation it was (the error
                                        * the host reports when it cannot have that many) */
   unsigned long long arena_used;      /* bytes used by a kernel that finished */
-  /* The grid barrier: arrivals of this round, and rounds completed. Zero at launch. */
-  unsigned int barrier_arrived;
-  unsigned int barrier_round;
   /* The error: several threads may fail at once; the one with the smallest key (the element
    * index in its loop, 0 outside element loops) is kept, under error_lock. */
   unsigned int error_lock;

@@ -24,6 +24,12 @@
 #define SCANGEN_CUDA_STORE_VOLATILE64(p, v) (*(volatile unsigned long long*)(p) = (v))
 #endif
 
+// Where a thread of uniform code loads or stores memory the kernel writes: nothing on a GPU. The
+// emulation delays threads there at random (scangen_cuda_emulation.h) to show missing barriers.
+#ifndef SCANGEN_CUDA_RACE_POINT
+#define SCANGEN_CUDA_RACE_POINT()
+#endif
+
 // The threads an SM holds at once (the CUDA C++ Programming Guide's table), and so the blocks of
 // SCANGEN_CUDA_BLOCK_THREADS: kernels that stream independent lanes ask for that many blocks in
 // __launch_bounds__, which caps their registers at 65536 / (threads held) (docs/cuda.md). An
@@ -72,7 +78,13 @@ __device__ __noinline__ inline void grid_barrier(scangen_cuda_launch* launch) {
       __threadfence();
       atomicAdd(&launch->barrier_round, 1u);
     } else {
+      // Waiting leaders poll less and less often (32 ns, doubling up to 256 ns), leaving the
+      // memory system to the blocks still working and arriving; 256 ns keeps what a barrier
+      // loses to the last sleep small beside its own cost.
+      unsigned int pause = 32;
       while (SCANGEN_CUDA_LOAD_VOLATILE(&launch->barrier_round) == round) {
+        __nanosleep(pause);
+        if (pause < 256) pause *= 2;
       }
     }
     __threadfence();

@@ -72,12 +72,38 @@ inline T __ldg(const T* p) {
 // microseconds, so later blocks lag behind (as blocks released one after another from a grid
 // barrier do on a GPU). Tests use it to find a thread's reads racing with the next phase's writes.
 static std::atomic<unsigned> scangen_emulation_stagger_us{0};
+// $SCANGEN_CUDA_EMULATION_DELAY_US: random delays where threads of a GPU drift apart. At every
+// SCANGEN_CUDA_RACE_POINT() (the CUDA backend prints one before each statement of uniform code
+// that loads or stores memory the kernel writes) and after every __syncthreads(), a thread sleeps
+// up to that many microseconds one time in two, else it yields. Each thread draws from a
+// generator of its own, seeded by $SCANGEN_CUDA_EMULATION_DELAY_SEED (default 1) and its rank, so
+// a seed gives every thread the same draws on every run. A load that should wait at a barrier for
+// other threads' stores then often meets a slower thread's older store, as it may on a GPU.
+static std::atomic<unsigned> scangen_emulation_delay_us{0};
+static thread_local unsigned long long scangen_emulation_random = 0;  // the thread's generator
+inline unsigned long long scangen_emulation_mix(unsigned long long x) {  // splitmix64's finalizer
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+inline void scangen_emulation_delay() {
+  const unsigned most = scangen_emulation_delay_us.load(std::memory_order_relaxed);
+  if (most == 0) return;
+  scangen_emulation_random += 0x9e3779b97f4a7c15ULL;
+  const unsigned long long draw = scangen_emulation_mix(scangen_emulation_random);
+  if (draw & 1u) return std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::microseconds(1 + (draw >> 1) % most));
+}
+#define SCANGEN_CUDA_RACE_POINT() scangen_emulation_delay()
 inline void __syncthreads() {
   scangen_emulation_block_barrier->arrive_and_wait();
   const unsigned stagger = scangen_emulation_stagger_us.load(std::memory_order_relaxed);
   if (stagger > 0 && blockIdx.x > 0) std::this_thread::sleep_for(std::chrono::microseconds(stagger * blockIdx.x));
+  scangen_emulation_delay();
 }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// The grid barrier's backoff: there are more emulated threads than cores, so give the core away.
+inline void __nanosleep(unsigned int) { std::this_thread::yield(); }
 inline unsigned int atomicAdd(unsigned int* p, unsigned int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline unsigned int atomicExch(unsigned int* p, unsigned int v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
 inline unsigned int atomicCAS(unsigned int* p, unsigned int expected, unsigned int desired) {
@@ -115,6 +141,11 @@ extern "C" __attribute__((visibility("default"))) void scangen_emulation_launch(
     struct scangen_cuda_launch* launch, struct scangen_cuda_tensor* tensors) {
   const char* stagger = std::getenv("SCANGEN_CUDA_EMULATION_STAGGER_US");
   scangen_emulation_stagger_us.store(stagger ? unsigned(std::strtoul(stagger, nullptr, 10)) : 0u);
+  const char* delay = std::getenv("SCANGEN_CUDA_EMULATION_DELAY_US");
+  const unsigned delay_us = delay ? unsigned(std::strtoul(delay, nullptr, 10)) : 0u;
+  scangen_emulation_delay_us.store(delay_us);
+  const char* seed_text = std::getenv("SCANGEN_CUDA_EMULATION_DELAY_SEED");
+  const unsigned long long seed = seed_text ? std::strtoull(seed_text, nullptr, 10) : 1ull;
   std::vector<std::unique_ptr<scangen_emulation_barrier>> barriers;
   for (unsigned b = 0; b < grid; ++b) barriers.push_back(std::make_unique<scangen_emulation_barrier>(block));
   // Shared memory starts with what an earlier kernel left there on a GPU: all-ones bytes here
@@ -133,6 +164,7 @@ extern "C" __attribute__((visibility("default"))) void scangen_emulation_launch(
         scangen_emulation_block_barrier = barriers[b].get();
         scangen_emulation_matmul_scratch = scratch[b].data();
         scangen_emulation_shared_pool = reinterpret_cast<unsigned char*>(pools[b].data());
+        scangen_emulation_random = scangen_emulation_mix(seed * 1000003u + b * block + t);
         kernel(launch, tensors);
         // A thread that returned early still counts at its block's barriers.
         scangen_emulation_block_barrier->drop();

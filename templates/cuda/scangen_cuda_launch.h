@@ -22,6 +22,12 @@
 
 namespace scangen_cuda_launch_v1 {
 
+// The grid barrier's counters on cache lines of their own (the record starts line-aligned).
+static_assert(offsetof(scangen_cuda_launch, barrier_arrived) == 0 &&
+                  offsetof(scangen_cuda_launch, barrier_round) == SCANGEN_CUDA_LINE_BYTES &&
+                  offsetof(scangen_cuda_launch, abi_version) == 2 * SCANGEN_CUDA_LINE_BYTES,
+              "the grid barrier's counters share a cache line");
+
 struct LaunchShape {
   unsigned grid = 1;
   unsigned block = 32;

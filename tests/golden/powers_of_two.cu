@@ -21,7 +21,7 @@
 #ifndef SCANGEN_CUDA_ABI_H
 #define SCANGEN_CUDA_ABI_H
 
-#define SCANGEN_CUDA_ABI_VERSION 5
+#define SCANGEN_CUDA_ABI_VERSION 6
 #define SCANGEN_CUDA_MAX_RANK 8
 /* The most threads of a block: launches use at most this many, and kernels may say so in
  * __launch_bounds__ (a launch of more threads than a kernel declares fails). */
@@ -34,6 +34,9 @@
 #define SCANGEN_CUDA_ERROR_NUMBER_MARK '\x01'
 /* The alignment of every buffer carved out of the arena (bytes). */
 #define SCANGEN_CUDA_ARENA_ALIGNMENT 256
+/* A cache line of the GPU's L1 and L2 (bytes). The launch record starts at an address aligned to
+ * SCANGEN_CUDA_ARENA_ALIGNMENT (device allocations are). */
+#define SCANGEN_CUDA_LINE_BYTES 128
 
 /* status */
 #define SCANGEN_CUDA_RUNNING 0 /* set by the host; still 0 after a kernel that finished well */
@@ -49,6 +52,13 @@ typedef struct scangen_cuda_tensor {
 } scangen_cuda_tensor;
 
 typedef struct scangen_cuda_launch {
+  /* The grid barrier: arrivals of this round, and rounds completed; zero at launch. Each has a
+   * cache line of its own: the block leaders that wait poll barrier_round, and would otherwise
+   * slow the atomic arrivals and every access to the fields below. */
+  unsigned int barrier_arrived;
+  unsigned int barrier_arrived_line[SCANGEN_CUDA_LINE_BYTES / sizeof(unsigned int) - 1];
+  unsigned int barrier_round;
+  unsigned int barrier_round_line[SCANGEN_CUDA_LINE_BYTES / sizeof(unsigned int) - 1];
   int abi_version;
   int num_args;
   int num_results;
@@ -59,9 +69,6 @@ typedef struct scangen_cuda_launch {
                                        * error fields then say which allocation it was (the error
                                        * the host reports when it cannot have that many) */
   unsigned long long arena_used;      /* bytes used by a kernel that finished */
-  /* The grid barrier: arrivals of this round, and rounds completed. Zero at launch. */
-  unsigned int barrier_arrived;
-  unsigned int barrier_round;
   /* The error: several threads may fail at once; the one with the smallest key (the element
    * index in its loop, 0 outside element loops) is kept, under error_lock. */
   unsigned int error_lock;
@@ -318,6 +325,12 @@ template <class To, class From> SCANGEN_SCALAR_FN To cast(From x) {
 #define SCANGEN_CUDA_STORE_VOLATILE64(p, v) (*(volatile unsigned long long*)(p) = (v))
 #endif
 
+// Where a thread of uniform code loads or stores memory the kernel writes: nothing on a GPU. The
+// emulation delays threads there at random (scangen_cuda_emulation.h) to show missing barriers.
+#ifndef SCANGEN_CUDA_RACE_POINT
+#define SCANGEN_CUDA_RACE_POINT()
+#endif
+
 // The threads an SM holds at once (the CUDA C++ Programming Guide's table), and so the blocks of
 // SCANGEN_CUDA_BLOCK_THREADS: kernels that stream independent lanes ask for that many blocks in
 // __launch_bounds__, which caps their registers at 65536 / (threads held) (docs/cuda.md). An
@@ -366,7 +379,13 @@ __device__ __noinline__ inline void grid_barrier(scangen_cuda_launch* launch) {
       __threadfence();
       atomicAdd(&launch->barrier_round, 1u);
     } else {
+      // Waiting leaders poll less and less often (32 ns, doubling up to 256 ns), leaving the
+      // memory system to the blocks still working and arriving; 256 ns keeps what a barrier
+      // loses to the last sleep small beside its own cost.
+      unsigned int pause = 32;
       while (SCANGEN_CUDA_LOAD_VOLATILE(&launch->barrier_round) == round) {
+        __nanosleep(pause);
+        if (pause < 256) pause *= 2;
       }
     }
     __threadfence();
@@ -768,6 +787,7 @@ __device__ void powers_of_two_impl(sgc::Context& ctx, float max_value) {
       }
     }
     const float v = p_1 * 2.0f;
+    SCANGEN_CUDA_RACE_POINT();
     p[step] = v;
     const bool v_2 = v > max_value;
     p_1 = v;
@@ -813,6 +833,12 @@ __global__ void scangen_kernel_0(scangen_cuda_launch* launch, scangen_cuda_tenso
 #include <vector>
 
 namespace scangen_cuda_launch_v1 {
+
+// The grid barrier's counters on cache lines of their own (the record starts line-aligned).
+static_assert(offsetof(scangen_cuda_launch, barrier_arrived) == 0 &&
+                  offsetof(scangen_cuda_launch, barrier_round) == SCANGEN_CUDA_LINE_BYTES &&
+                  offsetof(scangen_cuda_launch, abi_version) == 2 * SCANGEN_CUDA_LINE_BYTES,
+              "the grid barrier's counters share a cache line");
 
 struct LaunchShape {
   unsigned grid = 1;

@@ -70,7 +70,17 @@ inline std::string outline(const std::vector<StmtRef>& body) {
       case StmtKind::Alloc: s += "alloc " + st->var; break;
       case StmtKind::For: s += "for " + st->var + " { " + outline(st->body) + " }"; break;
       case StmtKind::Block: s += "{ " + outline(st->body) + " }"; break;
-      default: s += "other"; break;
+      case StmtKind::If:
+        s += "if { " + outline(st->body) + " }";
+        if (!st->else_body.empty()) s += " else { " + outline(st->else_body) + " }";
+        break;
+      case StmtKind::Break: s += "break"; break;
+      case StmtKind::Check: s += "check"; break;
+      case StmtKind::Grow: s += "grow " + st->var; break;
+      case StmtKind::Call: s += "call " + st->callee; break;
+      case StmtKind::Result: s += "result"; break;
+      case StmtKind::Comment: s += "comment"; break;
+      case StmtKind::Barrier: s += st->failure_check ? "barrier+check" : "barrier"; break;
     }
   }
   return s;

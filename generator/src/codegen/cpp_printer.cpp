@@ -121,7 +121,7 @@ void CppPrinter::body(const std::vector<lir::StmtRef>& stmts, int indent, std::o
 }
 
 void CppPrinter::stmt(const lir::Stmt& s, int indent, std::ostringstream& os) {
-  visit(s);
+  before_statement(s, indent, os);
   std::string pad(size_t(indent), ' ');
   switch (s.kind) {
     case StmtKind::Block: body(s.body, indent, os); return;
@@ -150,7 +150,12 @@ void CppPrinter::stmt(const lir::Stmt& s, int indent, std::ostringstream& os) {
     case StmtKind::Call: print_call(s, indent, os); return;
     case StmtKind::Result: print_result(s, indent, os); return;
     case StmtKind::Comment: os << pad << "// " << s.text << "\n"; return;
+    case StmtKind::Barrier: print_barrier(s, indent, os); return;
   }
+}
+
+void CppPrinter::print_barrier(const lir::Stmt&, int, std::ostringstream&) {
+  SCANGEN_UNREACHABLE("a barrier in the loop IR of the CPU backend (only the CUDA backend places them)");
 }
 
 void CppPrinter::print_store(const lir::Stmt& s, int indent, std::ostringstream& os) {

@@ -26,8 +26,8 @@ class CppPrinter {
   void stmt(const lir::Stmt& s, int indent, std::ostringstream& os);
 
  protected:
-  // Called before any statement is printed.
-  virtual void visit(const lir::Stmt&) {}
+  // Called before any statement is printed, at its indentation.
+  virtual void before_statement(const lir::Stmt&, int /*indent*/, std::ostringstream& /*os*/) {}
   // NaN and infinities of `d` (float or double).
   virtual std::string special_float(double v, DType d) const;
   // The qualifier of pointers the lowering declares (lir: never two overlapping in one loop).
@@ -43,6 +43,8 @@ class CppPrinter {
   virtual void print_call(const lir::Stmt& s, int indent, std::ostringstream& os);
   virtual void print_result(const lir::Stmt& s, int indent, std::ostringstream& os);
   virtual void print_if(const lir::Stmt& s, int indent, std::ostringstream& os);
+  // Barriers are CUDA's (cuda_barriers.h): the CPU backend never gets one.
+  virtual void print_barrier(const lir::Stmt& s, int indent, std::ostringstream& os);
 
   // The arguments of a failure: line, column and the message's parts.
   std::string failure_arguments(const lir::Stmt& s);

@@ -3,6 +3,8 @@
 // one launch however many steps it takes (docs/cuda.md):
 //  - uniform code (everything outside element loops) runs in every thread alike;
 //  - element loops are spread over all threads of the launch, a barrier after each;
+//  - barriers are statements of the loop IR, placed where threads must wait for each other
+//    (cuda_barriers.h): the printer only prints them;
 //  - nests of serial loops around element loops whose elements own their addresses become one
 //    element loop (element_nests.h), so that all threads take whole elements of a tensor;
 //  - time loops whose steps are independent lanes are turned inside out first (lanes.h), so each
@@ -21,6 +23,7 @@
 
 #include "codegen/backend.h"
 #include "codegen/cpp_printer.h"
+#include "codegen/cuda_barriers.h"
 #include "codegen/element_nests.h"
 #include "codegen/lanes.h"
 #include "support/check.h"
@@ -37,19 +40,9 @@ using lir::ExprRef;
 using lir::Stmt;
 using lir::StmtKind;
 
-bool contains(const Stmt& s, StmtKind kind) {
-  if (s.kind == kind) return true;
-  for (const auto& c : s.body)
-    if (contains(*c, kind)) return true;
-  for (const auto& c : s.else_body)
-    if (contains(*c, kind)) return true;
-  return false;
-}
-
-// Prints one function's body for the execution model of scangen_cuda_device.h. Uniform code is
-// run by every thread; two hazards need a barrier there, as every thread stores the same values:
-// a store after a load of memory the function writes (a slower thread would load the new value),
-// and element work after uniform stores or loads (a slower thread would store or load over it).
+// Prints one function's body for the execution model of scangen_cuda_device.h: uniform code runs
+// in every thread, element loops are spread over the threads. The barriers are statements of the
+// loop IR, placed by cuda_barriers.h.
 class CudaPrinter : public CppPrinter {
  public:
   explicit CudaPrinter(const lir::Function& f) : pointers_(lir::pointer_lets(*f.body)) {
@@ -58,18 +51,11 @@ class CudaPrinter : public CppPrinter {
   }
 
  protected:
-  void visit(const Stmt& s) override {
-    if (element_depth_ > 0) return;
-    switch (s.kind) {
-      case StmtKind::Let:
-      case StmtKind::Decl:
-      case StmtKind::Assign:
-      case StmtKind::Check:
-      case StmtKind::Result:
-        if (loads_written_memory(s)) loaded_ = true;
-        return;
-      default: return;
-    }
+  // Where the emulation may delay a thread to show a missing barrier: a uniform statement that
+  // loads or stores memory the kernel writes. The macro is empty on a GPU.
+  void before_statement(const Stmt& s, int indent, std::ostringstream& os) override {
+    if (element_depth_ == 0 && (s.kind == StmtKind::Store || loads_written_memory(s)))
+      os << std::string(size_t(indent), ' ') << "SCANGEN_CUDA_RACE_POINT();\n";
   }
 
   std::string special_float(double v, DType d) const override {
@@ -93,7 +79,6 @@ class CudaPrinter : public CppPrinter {
   void print_for(const Stmt& s, int indent, std::ostringstream& os) override {
     std::string pad(size_t(indent), ' ');
     if (s.loop == lir::LoopKind::Vector && element_depth_ == 0) {
-      if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
       // A thread runs few iterations of an element loop: unrolling it would only make the kernel
       // larger and slower to compile.
       os << pad << "#pragma unroll 1\n";
@@ -105,18 +90,8 @@ class CudaPrinter : public CppPrinter {
       body(s.body, indent + 2, os);
       element_var_ = saved;
       --element_depth_;
-      os << pad << "}\n" << pad << "ctx.barrier();\n";
-      if (contains(s, StmtKind::Check)) os << pad << "if (ctx.failed()) return;\n";
-      loaded_ = stored_ = false;
+      os << pad << "}\n";
       return;
-    }
-    bool carried_load = false, carried_store = false;
-    if (element_depth_ == 0) {
-      // What one iteration leaves pending, the next one starts with.
-      uniform_effects(s.body, carried_load, carried_store);
-      if (loads_written_memory(s)) loaded_ = true;
-      loaded_ = loaded_ || carried_load;
-      stored_ = stored_ || carried_store;
     }
     os << pad << "for (int64_t " << s.var << " = " << expr(s.begin, true) << "; " << s.var << " < "
        << expr(s.end, true) << "; ++" << s.var << ") {\n";
@@ -124,35 +99,13 @@ class CudaPrinter : public CppPrinter {
     body(s.body, indent + 2, os);
     if (element_depth_ > 0) --loops_in_element_;
     os << pad << "}\n";
-    loaded_ = loaded_ || carried_load;
-    stored_ = stored_ || carried_store;
   }
 
-  void print_if(const Stmt& s, int indent, std::ostringstream& os) override {
-    bool before_load = loaded_, before_store = stored_;
-    CppPrinter::print_if(s, indent, os);
-    loaded_ = loaded_ || before_load;
-    stored_ = stored_ || before_store;
-  }
-
-  void print_store(const Stmt& s, int indent, std::ostringstream& os) override {
-    if (element_depth_ > 0) return CppPrinter::print_store(s, indent, os);
+  void print_barrier(const Stmt& s, int indent, std::ostringstream& os) override {
+    SCANGEN_CHECK(element_depth_ == 0, "a barrier inside an element loop");
     std::string pad(size_t(indent), ' ');
-    if (loads_written_memory(s)) {
-      // Every thread loads before any thread stores.
-      os << pad << "{\n"
-         << pad << "  const int64_t stored_at = " << top(s.index, true) << ";\n"
-         << pad << "  const " << ctype(s.value->type) << " stored_value = " << top(s.value) << ";\n"
-         << pad << "  ctx.barrier();\n"
-         << pad << "  " << s.var << "[stored_at] = stored_value;\n"
-         << pad << "}\n";
-      loaded_ = false;
-    } else {
-      if (loaded_) os << pad << "ctx.barrier();\n";
-      loaded_ = false;
-      CppPrinter::print_store(s, indent, os);
-    }
-    stored_ = true;
+    os << pad << "ctx.barrier();\n";
+    if (s.failure_check) os << pad << "if (ctx.failed()) return;\n";
   }
 
   void print_check(const Stmt& s, int indent, std::ostringstream& os) override {
@@ -184,11 +137,9 @@ class CudaPrinter : public CppPrinter {
   void print_grow(const Stmt& s, int indent, std::ostringstream& os) override {
     SCANGEN_CHECK(element_depth_ == 0, "a buffer grown inside an element loop");
     std::string pad(size_t(indent), ' ');
-    if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
     os << pad << s.var << " = " << s.storage << ".grow(ctx, " << expr(s.value, true) << ", " << expr(s.index, true)
        << ");\n";
     print_arena_full(s, indent, os);
-    loaded_ = stored_ = false;
   }
 
   // A full arena stops the launch, which the host runs again with a larger one; the allocation's
@@ -204,11 +155,9 @@ class CudaPrinter : public CppPrinter {
   void print_call(const Stmt& s, int indent, std::ostringstream& os) override {
     SCANGEN_CHECK(element_depth_ == 0, "a helper called inside an element loop");
     std::string pad(size_t(indent), ' ');
-    if (loaded_ || stored_) os << pad << "ctx.barrier();\n";
     os << pad << "sgc::" << s.callee << "(ctx";
     for (const ExprRef& a : s.args) os << ", " << expr(a, true);
     os << ");\n";
-    loaded_ = stored_ = false;
   }
 
   void print_result(const Stmt& s, int indent, std::ostringstream& os) override {
@@ -223,20 +172,11 @@ class CudaPrinter : public CppPrinter {
   bool loads_written_memory(const Stmt& s) const {
     std::vector<std::pair<std::string, ExprRef>> loaded;
     for (const ExprRef* e : {&s.value, &s.index, &s.begin, &s.end, &s.cond}) lir::collect_loads(*e, loaded);
+    for (const ExprRef& a : s.args) lir::collect_loads(a, loaded);
     for (const lir::MessagePart& m : s.message) lir::collect_loads(m.value, loaded);
     for (const auto& load : loaded)
       if (!read_only_.count(lir::pointer_root(pointers_, load.first))) return true;
     return false;
-  }
-  // Whether uniform statements of `stmts` (not element loops) load written memory, or store.
-  void uniform_effects(const std::vector<lir::StmtRef>& stmts, bool& load, bool& store) const {
-    for (const auto& c : stmts) {
-      if (c->kind == StmtKind::For && c->loop == lir::LoopKind::Vector) continue;
-      if (loads_written_memory(*c)) load = true;
-      if (c->kind == StmtKind::Store) store = true;
-      uniform_effects(c->body, load, store);
-      uniform_effects(c->else_body, load, store);
-    }
   }
 
   std::set<std::string> read_only_;
@@ -244,8 +184,6 @@ class CudaPrinter : public CppPrinter {
   int element_depth_ = 0;
   int loops_in_element_ = 0;  // serial loops open inside the element loop
   std::string element_var_;
-  bool loaded_ = false;
-  bool stored_ = false;
 };
 
 // ---- buffers for the block's shared memory
@@ -400,6 +338,7 @@ class CudaBackend : public Backend {
       s.flattened = flatten_element_nests(f);
       s.lanes = interchange_lanes(f);
       lir::remove_unused(f);
+      place_barriers(f);
       strategies.push_back(s);
     }
     std::vector<std::vector<WidthTerm>> widths;

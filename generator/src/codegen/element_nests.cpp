@@ -80,7 +80,18 @@ class Flattener {
           }
           nest.elements.push_back(s.get());
           continue;
-        default: return false;
+        case StmtKind::Block:
+        case StmtKind::Decl:
+        case StmtKind::Assign:
+        case StmtKind::Store:
+        case StmtKind::If:
+        case StmtKind::Break:
+        case StmtKind::Check:
+        case StmtKind::Alloc:
+        case StmtKind::Grow:
+        case StmtKind::Call:
+        case StmtKind::Result:
+        case StmtKind::Barrier: return false;
       }
     }
     return true;

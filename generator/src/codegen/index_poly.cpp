@@ -77,7 +77,15 @@ void IndexPolys::collect(const Stmt& s) {
     case StmtKind::For:
     case StmtKind::Alloc:
     case StmtKind::Grow: ++definitions_[s.var]; break;
-    default: break;
+    case StmtKind::Block:
+    case StmtKind::Store:
+    case StmtKind::If:
+    case StmtKind::Break:
+    case StmtKind::Check:
+    case StmtKind::Call:
+    case StmtKind::Result:
+    case StmtKind::Comment:
+    case StmtKind::Barrier: break;
   }
   for (const auto& c : s.body) collect(*c);
   for (const auto& c : s.else_body) collect(*c);
@@ -111,8 +119,12 @@ std::optional<IndexPoly> IndexPolys::of(const ExprRef& e, int depth) const {
       if (e->bop == ir::BinaryOp::Mul) return poly_mul(*a, *b);
       return poly_add(*a, *b, e->bop == ir::BinaryOp::Add ? 1 : -1);
     }
-    default: return std::nullopt;
+    case ExprKind::Load:
+    case ExprKind::Unary:
+    case ExprKind::Select:
+    case ExprKind::Cast: return std::nullopt;
   }
+  return std::nullopt;
 }
 
 std::optional<IndexPoly> IndexPolys::address(const std::string& pointer, const ExprRef& index) const {

@@ -63,7 +63,18 @@ class Interchange {
             if (e->kind != StmtKind::Let && e->kind != StmtKind::Store && e->kind != StmtKind::Comment) return nullptr;
           element_loops.push_back(s.get());
           continue;
-        default: return nullptr;
+        case StmtKind::Block:
+        case StmtKind::Decl:
+        case StmtKind::Assign:
+        case StmtKind::Store:
+        case StmtKind::If:
+        case StmtKind::Break:
+        case StmtKind::Check:
+        case StmtKind::Alloc:
+        case StmtKind::Grow:
+        case StmtKind::Call:
+        case StmtKind::Result:
+        case StmtKind::Barrier: return nullptr;
       }
     }
     if (!lanes) return nullptr;

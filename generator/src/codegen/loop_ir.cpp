@@ -224,7 +224,8 @@ size_t hash_expr(const ExprRef& e) {
     case ExprKind::Load: mix(std::hash<std::string>()(e->name)); break;
     case ExprKind::Unary: mix(size_t(e->uop)); break;
     case ExprKind::Binary: mix(size_t(e->bop)); mix(e->index_math); break;
-    default: break;
+    case ExprKind::Select:
+    case ExprKind::Cast: break;
   }
   mix(hash_expr(e->a));
   mix(hash_expr(e->b));
@@ -236,6 +237,13 @@ StmtRef block(std::vector<StmtRef> body) {
   auto s = std::make_shared<Stmt>();
   s->kind = StmtKind::Block;
   s->body = std::move(body);
+  return s;
+}
+
+StmtRef barrier(bool failure_check) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = StmtKind::Barrier;
+  s->failure_check = failure_check;
   return s;
 }
 
@@ -254,7 +262,10 @@ void collect_reads(const ExprRef& e, std::vector<std::string>& out) {
     case ExprKind::Imm: return;
     case ExprKind::Var: out.push_back(e->name); return;
     case ExprKind::Load: out.push_back(e->name); break;
-    default: break;
+    case ExprKind::Unary:
+    case ExprKind::Binary:
+    case ExprKind::Select:
+    case ExprKind::Cast: break;
   }
   collect_reads(e->a, out);
   collect_reads(e->b, out);
@@ -324,7 +335,15 @@ void defined_vars(const Stmt& s, std::set<std::string>& out) {
     case StmtKind::For:
     case StmtKind::Grow:
     case StmtKind::Alloc: out.insert(s.var); break;
-    default: break;
+    case StmtKind::Block:
+    case StmtKind::Store:
+    case StmtKind::If:
+    case StmtKind::Break:
+    case StmtKind::Check:
+    case StmtKind::Call:
+    case StmtKind::Result:
+    case StmtKind::Comment:
+    case StmtKind::Barrier: break;
   }
   for (const StmtRef& c : s.body) defined_vars(*c, out);
   for (const StmtRef& c : s.else_body) defined_vars(*c, out);

@@ -100,6 +100,8 @@ enum class StmtKind : uint8_t {
   Call,     // a helper of the prologue: callee(args...)
   Result,   // result #index of the function: data `value`, dims `args`, owned by `storage` if set
   Comment,
+  Barrier,  // CUDA only: every thread of the launch waits for all others (cuda_barriers.h); then,
+            // with `failure_check`, every thread returns if any failed since the previous barrier
 };
 
 enum class LoopKind : uint8_t {
@@ -132,10 +134,12 @@ struct Stmt {
   std::string storage;
   int result_index = 0;
   bool mutable_pointer = false;  // Alloc: the pointer may be reassigned by a Grow
+  bool failure_check = false;    // Barrier: followed by the check whether a thread failed
   std::string text;
 };
 
 StmtRef block(std::vector<StmtRef> body = {});
+StmtRef barrier(bool failure_check = false);
 // A copy of a statement tree that shares no statement with it (expressions are immutable).
 StmtRef clone(const Stmt& s);
 
