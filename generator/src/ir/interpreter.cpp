@@ -77,6 +77,14 @@ void for_each_element(const Shape& out, const std::vector<std::vector<int64_t>>&
 
 int64_t scalar_i64(const HostTensor& t) { return t.get_as_int64(0); }
 
+// Size `size` of input `input` of a fill (zeros, ones, ...): never negative.
+int64_t checked_fill_size(const Node& fill, int input, int64_t size) {
+  if (size < 0)
+    fail(fill.loc(), "dimension " + std::to_string(input - 1) + " of the result is " + std::to_string(size) +
+                         "; sizes must be >= 0");
+  return size;
+}
+
 HostTensor row_of(const HostTensor& t, int64_t row) {
   Shape shape(t.shape().begin() + 1, t.shape().end());
   HostTensor out(t.dtype(), shape);
@@ -253,13 +261,7 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
 
   std::vector<HostTensor> visit_Fill(const FillNode& n) override {
     Shape shape;
-    for (size_t i = 1; i < in_.size(); ++i) {
-      int64_t d = scalar_i64(in_[i]);
-      if (d < 0)
-        fail(n.loc(), "dimension " + std::to_string(i - 1) + " of the result is " + std::to_string(d) +
-                          "; sizes must be >= 0");
-      shape.push_back(d);
-    }
+    for (size_t i = 1; i < in_.size(); ++i) shape.push_back(checked_fill_size(n, int(i), scalar_i64(in_[i])));
     HostTensor t(in_[0].dtype(), shape);
     size_t elem = dtype_size(t.dtype());
     for (int64_t i = 0; i < t.numel(); ++i)
@@ -697,8 +699,10 @@ class ShapeEval {
   ScanShapes scan_shapes(const ScanNode& n, bool with_steps = true);
 
  private:
-  // A size as a value, or kUnknownSize when it depends on the step.
-  int64_t size_of(const Value& v) { return has_value(v) ? scalar_i64(value(v)) : kUnknownSize; }
+  // A size as a value, or nothing when it depends on the step.
+  std::optional<int64_t> size_of(const Value& v) {
+    return has_value(v) ? std::optional<int64_t>(scalar_i64(value(v))) : std::nullopt;
+  }
   int64_t steps_of(const ScanNode& n);
   std::vector<Shape> node_shapes(const Node& n);
   Shape sizes_shape(const Node& n);
@@ -718,8 +722,9 @@ int64_t ShapeEval::steps_of(const ScanNode& n) {
   // depends on the enclosing step.
   if (info.has_until) return has_value(n.output(0)) ? value(n.output(0)).dim(0) : kUnknownSize;
   if (info.has_steps) {
-    int64_t steps = size_of(n.input(info.steps_input()));
-    return steps == kUnknownSize ? steps : std::max<int64_t>(steps, 0);
+    // A negative `steps` is an error of the scan when it runs; as a size it is 0.
+    std::optional<int64_t> steps = size_of(n.input(info.steps_input()));
+    return steps ? std::max<int64_t>(*steps, 0) : kUnknownSize;
   }
   int64_t steps = 0;
   for (size_t s = 0; s < info.sequences.size(); ++s) {
@@ -789,15 +794,15 @@ Shape ShapeEval::partial_broadcast(const Shape& a, const Shape& b, const Loc& lo
 }
 
 // Fill and Reshape: the sizes are inputs 1...
+// A fill's negative size is its error, reported as soon as the size is known (as compiled code
+// checks each size it knows before the loop).
 Shape ShapeEval::sizes_shape(const Node& n) {
   Shape s;
-  bool negative = false;
   for (int i = 1; i < n.num_inputs(); ++i) {
-    s.push_back(size_of(n.input(i)));
-    negative = negative || (s.back() < 0 && s.back() != kUnknownSize);
+    std::optional<int64_t> size = size_of(n.input(i));
+    if (size && n.kind() == NodeKind::Fill) checked_fill_size(n, i, *size);
+    s.push_back(size ? *size : kUnknownSize);
   }
-  // A negative size is the node's own error: evaluating it reports it (sizes are known then).
-  if (negative && n.kind() == NodeKind::Fill && has_value(n.output(0))) return value(n.output(0)).shape();
   return s;
 }
 
@@ -815,10 +820,14 @@ Shape ShapeEval::index_shape(const IndexNode& n) {
       ++op;
       continue;
     }
-    int64_t lo = spec.has_lo ? size_of(n.input(op++)) : 0;
-    int64_t hi = spec.has_hi ? size_of(n.input(op++)) : x[d];
-    if (x[d] == kUnknownSize || lo == kUnknownSize || hi == kUnknownSize) {
-      s.push_back(spec.has_lo || spec.has_hi ? kUnknownSize : x[d]);
+    std::optional<int64_t> lo = spec.has_lo ? size_of(n.input(op++)) : 0;
+    std::optional<int64_t> hi = spec.has_hi ? size_of(n.input(op++)) : x[d];
+    if (!spec.has_lo && !spec.has_hi) {
+      s.push_back(x[d]);
+      continue;
+    }
+    if (x[d] == kUnknownSize || !lo || !hi) {
+      s.push_back(kUnknownSize);
       continue;
     }
     // Python's slice clamping.
@@ -826,7 +835,7 @@ Shape ShapeEval::index_shape(const IndexNode& n) {
       if (v < 0) v = v < -n ? 0 : v + n;
       return std::min(v, n);
     };
-    s.push_back(std::max<int64_t>(clamp(hi) - clamp(lo), 0));
+    s.push_back(std::max<int64_t>(clamp(*hi) - clamp(*lo), 0));
   }
   return s;
 }
