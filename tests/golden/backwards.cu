@@ -196,6 +196,27 @@ template <class T> SCANGEN_SCALAR_FN T neg(T a) {
   }
 }
 
+// The argument of a math function the C library may not round correctly, as a value the
+// optimizer knows nothing about: g++ folds such functions of constants with its own, correctly
+// rounded arithmetic, where the interpreter (and every call with a run-time value) gets the C
+// library's result, which may differ in the last bit (tanh(sin(-3.0f)) did). An empty asm keeps
+// the value where it is; it costs nothing beside the call.
+#if defined(__CUDACC__)
+template <class T> SCANGEN_SCALAR_FN T at_run_time(T a) { return a; }
+#else
+template <class T> inline T at_run_time(T a) {
+  static_assert(is_float_v<T>, "math functions of floats only");
+#if defined(__x86_64__)
+  __asm__("" : "+x"(a));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(a));
+#else
+  __asm__("" : "+m"(a));
+#endif
+  return a;
+}
+#endif
+
 // Integer division truncates (C++); b == 0 is the caller's error; MIN / -1 wraps to MIN.
 template <class T> SCANGEN_SCALAR_FN T div(T a, T b) {
   if constexpr (is_int_v<T>) {
@@ -228,7 +249,7 @@ template <class T> SCANGEN_SCALAR_FN T pow(T a, T b) {
     }
     return result;
   } else {
-    return SCANGEN_MATH(pow)(a, b);
+    return SCANGEN_MATH(pow)(at_run_time(a), at_run_time(b));
   }
 }
 
@@ -262,15 +283,16 @@ template <class T> SCANGEN_SCALAR_FN T sign(T a) {
   return a;
 }
 
-template <class T> SCANGEN_SCALAR_FN T exp(T a) { return SCANGEN_MATH(exp)(a); }
-template <class T> SCANGEN_SCALAR_FN T log(T a) { return SCANGEN_MATH(log)(a); }
-template <class T> SCANGEN_SCALAR_FN T log1p(T a) { return SCANGEN_MATH(log1p)(a); }
-template <class T> SCANGEN_SCALAR_FN T expm1(T a) { return SCANGEN_MATH(expm1)(a); }
+template <class T> SCANGEN_SCALAR_FN T exp(T a) { return SCANGEN_MATH(exp)(at_run_time(a)); }
+template <class T> SCANGEN_SCALAR_FN T log(T a) { return SCANGEN_MATH(log)(at_run_time(a)); }
+template <class T> SCANGEN_SCALAR_FN T log1p(T a) { return SCANGEN_MATH(log1p)(at_run_time(a)); }
+template <class T> SCANGEN_SCALAR_FN T expm1(T a) { return SCANGEN_MATH(expm1)(at_run_time(a)); }
+// IEEE arithmetic: correctly rounded, so folding it gives the same bits.
 template <class T> SCANGEN_SCALAR_FN T sqrt(T a) { return SCANGEN_MATH(sqrt)(a); }
-template <class T> SCANGEN_SCALAR_FN T sin(T a) { return SCANGEN_MATH(sin)(a); }
-template <class T> SCANGEN_SCALAR_FN T cos(T a) { return SCANGEN_MATH(cos)(a); }
-template <class T> SCANGEN_SCALAR_FN T tanh(T a) { return SCANGEN_MATH(tanh)(a); }
-template <class T> SCANGEN_SCALAR_FN T sigmoid(T a) { return T(1) / (T(1) + SCANGEN_MATH(exp)(-a)); }
+template <class T> SCANGEN_SCALAR_FN T sin(T a) { return SCANGEN_MATH(sin)(at_run_time(a)); }
+template <class T> SCANGEN_SCALAR_FN T cos(T a) { return SCANGEN_MATH(cos)(at_run_time(a)); }
+template <class T> SCANGEN_SCALAR_FN T tanh(T a) { return SCANGEN_MATH(tanh)(at_run_time(a)); }
+template <class T> SCANGEN_SCALAR_FN T sigmoid(T a) { return T(1) / (T(1) + SCANGEN_MATH(exp)(at_run_time(-a))); }
 template <class T> SCANGEN_SCALAR_FN T floor(T a) { return SCANGEN_MATH(floor)(a); }
 template <class T> SCANGEN_SCALAR_FN T ceil(T a) { return SCANGEN_MATH(ceil)(a); }
 

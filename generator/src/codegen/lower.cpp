@@ -833,10 +833,14 @@ std::vector<ExprRef> GraphLowering::scan_dims(const ir::ScanNode& n, int output)
   const ir::ScanInfo& info = n.info();
   const Value out = n.output(output);
   if (value_memo_.count(&n) || (info.has_until && (!shapes_only || available(out)))) return value(out).dims;
-  ExprRef steps;  // null: with `until`, or sized by a step value not known yet
-  if (info.has_steps) {
+  // The rows: null with `until` (the steps taken, not the bound `steps`), or when a step value not
+  // known yet sizes them.
+  ExprRef steps;
+  if (info.has_until) {
+    // only the scan knows
+  } else if (info.has_steps) {
     if (ExprRef given = size_operand(n.input(info.steps_input()))) steps = F.let("steps", lir::max(given, lir::i64(0)));
-  } else if (!info.has_until) {
+  } else {
     bool known_steps = true;
     for (size_t s = 0; s < info.sequences.size(); ++s) {
       ExprRef length = dims(n.input(info.sequence_input(int(s))))[0];
@@ -976,9 +980,10 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
     case NodeKind::DimSize:
       // len(x), zeros_like(x), ...: x is still computed when that can fail, so that its run-time
       // errors happen as in the interpreter (len(e[-1]) of an empty e is an error, not a size).
-      // Before a loop, a step value x is computed at the start of the step instead.
+      // While a scan's step shapes are computed before its loop, x is computed at the start of
+      // the step instead: a scan of zero steps raises no error of its steps.
       if (may_fail(n.input(0))) {
-        if (!shapes_only || (defer_failures_ && available(n.input(0)))) value(n.input(0));
+        if (!shapes_only) value(n.input(0));
         else if (defer_failures_) deferred_.push_back(n.input(0));
       }
       t.scalar = dims(n.input(0)).at(size_t(n.as<ir::DimSizeNode>()->axis()));
