@@ -66,26 +66,10 @@ bool poly_mentions(const IndexPoly& p, const std::set<std::string>& vars) {
 IndexPolys::IndexPolys(const Stmt& body) { collect(body); }
 
 void IndexPolys::collect(const Stmt& s) {
-  switch (s.kind) {
-    case StmtKind::Let:
-      ++definitions_[s.var];
-      if (s.vtype.is_pointer()) pointers_[s.var] = &s;
-      else lets_[s.var] = s.value;
-      break;
-    case StmtKind::Decl:
-    case StmtKind::Assign:
-    case StmtKind::For:
-    case StmtKind::Alloc:
-    case StmtKind::Grow: ++definitions_[s.var]; break;
-    case StmtKind::Block:
-    case StmtKind::Store:
-    case StmtKind::If:
-    case StmtKind::Break:
-    case StmtKind::Check:
-    case StmtKind::Call:
-    case StmtKind::Result:
-    case StmtKind::Comment:
-    case StmtKind::Barrier: break;
+  if (lir::defines_var(s.kind)) ++definitions_[s.var];
+  if (s.kind == StmtKind::Let) {
+    if (s.vtype.is_pointer()) pointers_[s.var] = &s;
+    else lets_[s.var] = s.value;
   }
   for (const auto& c : s.body) collect(*c);
   for (const auto& c : s.else_body) collect(*c);

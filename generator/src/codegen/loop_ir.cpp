@@ -300,6 +300,27 @@ std::map<std::string, const Stmt*> pointer_lets(const Stmt& s) {
   return out;
 }
 
+bool defines_var(StmtKind kind) {
+  switch (kind) {
+    case StmtKind::Let:
+    case StmtKind::Decl:
+    case StmtKind::Assign:
+    case StmtKind::For:
+    case StmtKind::Grow:
+    case StmtKind::Alloc: return true;
+    case StmtKind::Block:
+    case StmtKind::Store:
+    case StmtKind::If:
+    case StmtKind::Break:
+    case StmtKind::Check:
+    case StmtKind::Call:
+    case StmtKind::Result:
+    case StmtKind::Comment:
+    case StmtKind::Barrier: return false;
+  }
+  return false;
+}
+
 std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer) {
   std::string p = pointer;
   for (auto it = lets.find(p); it != lets.end(); it = lets.find(p)) p = it->second->value->name;
@@ -328,23 +349,7 @@ void all_reads(const Stmt& s, std::map<std::string, int>& counts) {
 
 // Every variable a statement tree defines (lets, declarations, assignments, loop variables, allocations).
 void defined_vars(const Stmt& s, std::set<std::string>& out) {
-  switch (s.kind) {
-    case StmtKind::Let:
-    case StmtKind::Decl:
-    case StmtKind::Assign:
-    case StmtKind::For:
-    case StmtKind::Grow:
-    case StmtKind::Alloc: out.insert(s.var); break;
-    case StmtKind::Block:
-    case StmtKind::Store:
-    case StmtKind::If:
-    case StmtKind::Break:
-    case StmtKind::Check:
-    case StmtKind::Call:
-    case StmtKind::Result:
-    case StmtKind::Comment:
-    case StmtKind::Barrier: break;
-  }
+  if (defines_var(s.kind)) out.insert(s.var);
   for (const StmtRef& c : s.body) defined_vars(*c, out);
   for (const StmtRef& c : s.else_body) defined_vars(*c, out);
 }

@@ -187,5 +187,8 @@ void collect_loads(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>
 std::map<std::string, const Stmt*> pointer_lets(const Stmt& s);
 // The buffer (an allocation or a parameter) `pointer` points into, through `lets`.
 std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer);
+// Whether a statement of this kind binds its `var` (a let, declaration, assignment, loop variable or
+// allocation): the one list the analyses that count definitions share.
+bool defines_var(StmtKind kind);
 
 }  // namespace scangen::lir
