@@ -3,10 +3,11 @@
 // Matches: an element-wise operation or a cast whose operands are all scalar constants (folded
 // with the same element semantics as run time, templates/common/scangen_scalar.h, so results
 // stay bit-identical; integer division by zero and negative integer powers are left to fail at
-// run time); `dim x, k` of a dimension known to be a constant; two nodes computing the same thing
-// from the same operands (merged). Dead code needs no pass: a graph is what its results reach,
-// and unused scan outputs are pruned (ir/prune.h). Fusing chains of element-wise operations into
-// one loop happens in the lowering (codegen/lower.cpp), for every backend.
+// run time); `dim x, k` of a dimension known to be a constant when computing x cannot fail; two
+// nodes computing the same thing from the same operands (merged). Dead code needs no pass: a
+// graph is what its results reach, and unused scan outputs are pruned (ir/prune.h). Fusing chains
+// of element-wise operations into one loop happens in the lowering (codegen/lower.cpp), for every
+// backend.
 // Must not fire on: parameters, or operations that can fail.
 #include <unordered_map>
 
@@ -138,8 +139,11 @@ class Simplifier : public ir::Mutator {
         context_.fired();
         return {unique(*builder.constant(*folded, n.loc()).node)};
       }
+    // Not the dimension of a value that can fail: the constant would no longer read it, and when
+    // nothing else does its error would vanish (push-out-output's number of steps taken, `dim` of
+    // the results of a scan whose sequences are too short, would leave that scan dead).
     if (const auto* d = n.as<ir::DimSizeNode>())
-      if (auto c = inputs[0].type().shape[size_t(d->axis())].const_value()) {
+      if (auto c = inputs[0].type().shape[size_t(d->axis())].const_value(); c && !value_can_fail(inputs[0])) {
         context_.fired();
         return {unique(*builder.int_constant(*c, n.loc()).node)};
       }

@@ -4,7 +4,8 @@
 // constant_step_count: `steps = 1` with sequences of constant length long enough, or sequences
 // of constant lengths whose taps leave one step), with or without `reverse`; with `until` only
 // when computing the `until` flag cannot fail (one step is taken whatever the flag says, but its
-// errors must stay).
+// errors must stay); only when no state's step value can fail (the loop computes it even where
+// nothing reads it: `until a[t - 1]` at the last step).
 // Produces: the step's computation in the enclosing graph with the loop index 0; a sequence tap k
 // reads row k - m of its sequence (forward) or row k - M - 1, counted from the end (reverse: the
 // first step reads the last rows); a state tap of lag k reads the init (or its row L - k when the
@@ -44,12 +45,23 @@ bool until_can_fail(const ir::ScanNode& n) {
   return false;
 }
 
+// Whether computing some state's step value can fail. The loop computes every state at every
+// step, the last one included, even when only a later step would read it (`until a[t - 1]` reads
+// the init at step 0; a[0] is computed all the same). In straight-line code nothing reads that
+// value unless the state's result is used, and its error would vanish.
+bool state_can_fail(const ir::ScanNode& n) {
+  std::vector<Value> states(n.body().results.begin(), n.body().results.begin() + long(n.info().states.size()));
+  for (const ir::Node* node : ir::topological_order(ir::Graph{n.body().params, states}))
+    if (can_fail(*node)) return true;
+  return false;
+}
+
 }  // namespace
 
 ir::Program run_one_step(const ir::Program& program, PassContext& context) {
   return rewrite_scans(program, [&](const ir::ScanNode& n, ir::Builder& b) -> std::optional<std::vector<Value>> {
     const ir::ScanInfo& info = n.info();
-    if (constant_step_count(n) != 1 || until_can_fail(n)) return std::nullopt;
+    if (constant_step_count(n) != 1 || until_can_fail(n) || state_can_fail(n)) return std::nullopt;
     const Loc& loc = n.loc();
 
     std::vector<Value> replacements(n.body().params.size());
