@@ -568,6 +568,8 @@ std::string_view entry_data(const ByteView& zip, const ZipEntry& entry,
   return data;
 }
 
+}  // namespace
+
 NamedTensors decode_npz(std::string_view bytes, std::string_view origin) {
   ByteView zip(bytes, origin);
   CentralDirectory directory = find_central_directory(zip, origin);
@@ -589,6 +591,8 @@ NamedTensors decode_npz(std::string_view bytes, std::string_view origin) {
   }
   return result;
 }
+
+namespace {
 
 void put_le(std::string& out, uint64_t value, int size) {
   for (int i = 0; i < size; ++i) out += static_cast<char>((value >> (8 * i)) & 0xff);

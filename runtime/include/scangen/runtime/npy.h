@@ -38,6 +38,7 @@ void write_npz(const std::filesystem::path& path, const NamedTensors& entries);
 // (e.g. "'x.npy'").
 std::string encode_npy(const HostTensor& tensor);
 HostTensor decode_npy(std::string_view bytes, std::string_view origin);
+NamedTensors decode_npz(std::string_view bytes, std::string_view origin);
 
 // CRC-32 (ISO-HDLC, as in ZIP and zlib) of `bytes`, continuing from a previous result `crc`.
 uint32_t crc32(std::string_view bytes, uint32_t crc = 0);
