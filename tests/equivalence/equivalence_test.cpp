@@ -22,6 +22,7 @@
 //   SCANGEN_EQUIVALENCE_SEED      the first seed (default 1); programs use seeds SEED, SEED+1, ...
 //   SCANGEN_EQUIVALENCE_BATCH     functions per compiled batch (default 100)
 //   SCANGEN_EQUIVALENCE_CPU       0: the interpreter only (-O0 against -O2; fast, for long runs)
+//   SCANGEN_EQUIVALENCE_O3_EVERY  every N-th CPU batch compiled at -O3 (default 10; 0: none)
 //   SCANGEN_EQUIVALENCE_SKIP      more seeds to skip (comma-separated); "none": not even the known bugs
 //   SCANGEN_EQUIVALENCE_VERBOSE   1: print every program's seed before each stage (to find a crash),
 //                                 and a histogram of the run-time errors; 2: also every program
@@ -132,6 +133,17 @@ std::string message_of(const Outcome& o) {
   return second == std::string::npos ? o.error : o.error.substr(second + 2);
 }
 
+// Two user errors with different messages reported at different places: the program has several
+// errors, and which one a backend reports first is not part of the language (docs/language.md,
+// decision 19): the interpreter and a compiled backend may compute independent values of a step
+// in different orders. Not accepted between -O0 and -O2 on the interpreter: rewrites never
+// reorder an error before another (docs/rewrites.md).
+bool several_errors(const Outcome& a, const Outcome& b) {
+  if (a.kind != Outcome::UserError || b.kind != Outcome::UserError || message_of(a) == message_of(b)) return false;
+  auto place = [](const Outcome& o) { return o.error.substr(0, o.error.size() - message_of(o).size()); };
+  return place(a) != place(b);
+}
+
 // How far floats may be apart: none (bit for bit), or CUDA's libm against the host's.
 enum class Floats { Exact, WithinUlps };
 
@@ -218,7 +230,14 @@ std::string report(const Case& c, const std::string& what, const std::string& na
 // KNOWN BUGS (temporary): seeds that show a bug not fixed yet, skipped so that the test guards
 // everything else. Remove a seed when its bug is fixed; SCANGEN_EQUIVALENCE_SKIP=none runs them
 // (see README.md). None of the default seeds 1..1000 is listed.
-const std::set<uint64_t> kKnownBugSeeds = {};
+const std::set<uint64_t> kKnownBugSeeds = {
+    // push-out-non-seq reorders an error before another (docs/rewrites.md promises it does not;
+    // decision 19 of docs/language.md allows it): a computation pushed out of a zero-step scan
+    // becomes a parameter appended after the others, so the interpreter computes the outside value
+    // it reads (e0 = abs(p1[2]), failing) after another parameter whose scan fails first (y11[2]).
+    // -O0 reports p1[2], -O2 y11[2].
+    116010,
+};
 
 std::set<uint64_t> skipped_seeds() {
   const char* env = std::getenv("SCANGEN_EQUIVALENCE_SKIP");
@@ -256,9 +275,16 @@ BOOST_AUTO_TEST_CASE(random_programs) {
   // 10 s at -O1, 15 s at -O3) on this project's 2-core machine, and the compiler dominates the
   // test's run time (20 sources for 1000 programs). -Og still optimizes; the rest of the suite
   // (differential, e2e, equivalence_samples) covers -O3. With SCANGEN_CXXFLAGS set, its flags are
-  // used instead of -Og.
-  CxxCompiler cxx = CxxCompiler::from_environment();
+  // used instead of -Og. Every SCANGEN_EQUIVALENCE_O3_EVERY-th batch (default 10: batch 0, 10, ...,
+  // so that the default 1000 programs include one) keeps the JIT's usual -O3: g++ once
+  // miscompiled generated code at -O3 only, where -Og hid it.
+  const CxxCompiler cxx_o3 = CxxCompiler::from_environment();
+  CxxCompiler cxx = cxx_o3;
   if (!std::getenv("SCANGEN_CXXFLAGS")) cxx.flags.push_back("-Og");
+  const int64_t o3_every = env_int("SCANGEN_EQUIVALENCE_O3_EVERY", 10);
+  auto flags_of = [&](size_t batch) -> const CxxCompiler& {
+    return o3_every > 0 && int64_t(batch) % o3_every == 0 ? cxx_o3 : cxx;
+  };
   const auto start = std::chrono::steady_clock::now();
 
   // 1. Generate, compile at both levels and interpret.
@@ -378,7 +404,7 @@ BOOST_AUTO_TEST_CASE(random_programs) {
     }
   }
 
-  // 3. The C++ compiler, on two threads (one CpuJit each; they share the on-disk cache). A source
+  // 3. The C++ compiler, on two threads (a CpuJit per source; they share the on-disk cache). A source
   //    that is the same at both levels is compiled once.
   std::vector<std::pair<size_t, int>> jobs;
   for (size_t bi = 0; bi < batches.size(); ++bi)
@@ -387,11 +413,13 @@ BOOST_AUTO_TEST_CASE(random_programs) {
         jobs.emplace_back(bi, slot);
   std::atomic<size_t> next_job{0};
   std::atomic<int> cache_hits{0};
+  std::atomic<int> o3_sources{0};
   auto worker = [&] {
-    CpuJit jit(default_cache_dir(), cxx);
     for (size_t j; (j = next_job++) < jobs.size();) {
       Batch& b = batches[jobs[j].first];
       int slot = jobs[j].second;
+      CpuJit jit(default_cache_dir(), flags_of(jobs[j].first));
+      if (&flags_of(jobs[j].first) == &cxx_o3) ++o3_sources;
       Outcome built = capture([&] {
         b.module[slot] = jit.compile_and_load(b.source[slot]);
         if (jit.last_stats().cache_hit) ++cache_hits;
@@ -412,7 +440,9 @@ BOOST_AUTO_TEST_CASE(random_programs) {
 
   // 4. Call every function of every batch at both levels and compare with the interpreter.
   int cpu_runs = 0;
-  for (Batch& b : batches) {
+  int other_errors = 0;  // runs where the CPU backend reported another of several errors
+  for (size_t bi = 0; bi < batches.size(); ++bi) {
+    Batch& b = batches[bi];
     int blamed[2] = {0, 0};  // programs that fail alone where the batch failed
     for (size_t ci : b.cases) {
       const Case& c = cases[ci];
@@ -431,7 +461,7 @@ BOOST_AUTO_TEST_CASE(random_programs) {
             codegen::EmitOptions emit;
             emit.stem = c.program.fn;
             emit.single_translation_unit = true;
-            CpuJit jit(default_cache_dir(), cxx);
+            CpuJit jit(default_cache_dir(), flags_of(bi));
             auto module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
             return module->call(c.program.fn, c.program.args);
           });
@@ -444,6 +474,11 @@ BOOST_AUTO_TEST_CASE(random_programs) {
         }
         ++cpu_runs;
         // Each level against the interpreter at the same level (-O0 vs -O2 is checked above).
+        if (several_errors(c.interp[slot], cpu)) {
+          ++other_errors;
+          if (verbose) std::cerr << "seed " << c.seed << ": another error on the CPU backend: " << cpu.error << "\n";
+          continue;
+        }
         std::string diff = difference(c.interp[slot], cpu);
         if (!diff.empty())
           fail(report(c, "interpreter vs CPU backend at " + level, "interp " + level, c.interp[slot], "cpu " + level, cpu, diff));
@@ -462,9 +497,11 @@ BOOST_AUTO_TEST_CASE(random_programs) {
   summary << count << " programs (seeds " << first_seed << ".." << first_seed + uint64_t(count) - 1 << "), "
           << skipped << " skipped, " << cases.size() << " compiled; on the interpreter at -O0 " << ran_ok
           << " ran to the end and " << (int64_t(cases.size()) - ran_ok) << " stopped on a run-time error; " << cpu_runs
-          << " CPU runs in " << batches.size() << " batches; " << failures << " failures. Time: " << seconds_since(start)
+          << " CPU runs in " << batches.size() << " batches (" << other_errors
+          << " reported another of several errors); " << failures << " failures. Time: " << seconds_since(start)
           << " s (generate, compile and interpret " << interp_seconds << " s, C++ compiler " << compile_seconds
-          << " s for " << jobs.size() << " sources, " << cache_hits << " of them found in the JIT cache)";
+          << " s for " << jobs.size() << " sources (" << o3_sources << " at -O3), " << cache_hits
+          << " of them found in the JIT cache)";
   std::cout << summary.str() << std::endl;
   if (verbose) {
     std::cerr << "run-time errors:\n";
@@ -588,6 +625,7 @@ void check_cuda_column(bool on_gpu) {
   }
 
   int runs = 0;
+  int other_errors = 0;  // runs that reported another of several errors (see several_errors)
   for (CudaBatch& b : batches) {
     if (!b.failure.empty()) {
       fail("a batch of seeds " + std::to_string(cases[b.cases.front()].seed) + ".." +
@@ -603,6 +641,10 @@ void check_cuda_column(bool on_gpu) {
                              }),
                              c.line_offset);
       ++runs;
+      if (several_errors(c.interp[1], out)) {
+        ++other_errors;
+        continue;
+      }
       std::string diff = difference(c.interp[1], out, on_gpu ? Floats::WithinUlps : Floats::Exact);
       if (!diff.empty())
         fail(report(c, "interpreter vs " + column + " at -O2", "interp -O2", c.interp[1], column + " -O2", out, diff));
@@ -611,7 +653,8 @@ void check_cuda_column(bool on_gpu) {
     }
   }
   std::cout << count << " programs (seeds " << first_seed << ".." << first_seed + uint64_t(count) - 1 << "), " << runs
-            << " runs on " << column << " in " << batches.size() << " batches; " << failures
+            << " runs on " << column << " in " << batches.size() << " batches (" << other_errors
+            << " reported another of several errors); " << failures
             << " failures. Time: " << seconds_since(start) << " s" << std::endl;
   BOOST_TEST(failures == 0);
 }

@@ -4,13 +4,17 @@
 // read at several taps, states with lags and inits of the right shape, per-step outputs, `steps`,
 // `until`, `reverse`, nested scans, lets, element-wise math, broadcasting, `@`, reductions,
 // indexing, set/inc and casts, with the scans' results used after the loop in various ways (and
-// some not used at all). It also returns matching arguments. Values are kept bounded (tanh, clip,
+// some not used at all), bool states, step values and inner results whose size changes from step
+// to step, and `?` dimensions in argument types. It also returns matching arguments. Values are kept bounded (tanh, clip,
 // small integer-valued inputs) so that results stay finite. The same seed gives the same program
 // and arguments on every platform (the generator has its own random number generator).
 //
 // The program is valid, but it may still fail at run time on purpose (a `steps` larger than a
 // sequence allows, `max` of an empty array, an index out of range on a dimension of size 0): the
 // backends must then report the same error at the same place.
+//
+// The generator is in generator.h (its model and class) and gen_*.cpp (one job each); this
+// header's formatting helpers are in random_programs.cpp.
 #pragma once
 
 #include <cstdint>

@@ -88,6 +88,10 @@ class DeadOutputPruner : public Mutator {
       }
     for (size_t o = 0; o < info.outputs.size(); ++o)
       if (keep[size_t(num_states) + o]) new_info.outputs.push_back(info.outputs[o]);
+    // A removed output or state keeps no window (save-mem gave one to an output read only at
+    // [-1]; a later rewrite can leave nothing reading it).
+    for (int i = 0; i < info.num_outputs(); ++i)
+      if (!keep[size_t(i)]) new_info.windows.erase(info.output_name(i));
     new_info.num_params = 0;
     for (int p = 0; p < info.num_params; ++p)
       if (keep_param[size_t(p)]) {

@@ -5,7 +5,8 @@
 // of constant lengths whose taps leave one step), with or without `reverse`; with `until` only
 // when computing the `until` flag cannot fail (one step is taken whatever the flag says, but its
 // errors must stay); only when no state's step value can fail (the loop computes it even where
-// nothing reads it: `until a[t - 1]` at the last step).
+// nothing reads it: `until a[t - 1]` at the last step), nor any input (the loop computes its inits,
+// parameters and sequences before the first step, read or not).
 // Produces: the step's computation in the enclosing graph with the loop index 0; a sequence tap k
 // reads row k - m of its sequence (forward) or row k - M - 1, counted from the end (reverse: the
 // first step reads the last rows); a state tap of lag k reads the init (or its row L - k when the
@@ -45,6 +46,15 @@ bool until_can_fail(const ir::ScanNode& n) {
   return false;
 }
 
+// Whether computing some input of the scan (an init, a parameter, a sequence) can fail. The loop
+// computes its inputs before the first step; straight-line code computes only those that what
+// is used reads (an init read only by `until a[t - 1]`, whose flag one step never needs).
+bool input_can_fail(const ir::ScanNode& n) {
+  for (int i = 0; i < n.num_inputs(); ++i)
+    if (value_can_fail(n.input(i))) return true;
+  return false;
+}
+
 // Whether computing some state's step value can fail. The loop computes every state at every
 // step, the last one included, even when only a later step would read it (`until a[t - 1]` reads
 // the init at step 0; a[0] is computed all the same). In straight-line code nothing reads that
@@ -61,7 +71,8 @@ bool state_can_fail(const ir::ScanNode& n) {
 ir::Program run_one_step(const ir::Program& program, PassContext& context) {
   return rewrite_scans(program, [&](const ir::ScanNode& n, ir::Builder& b) -> std::optional<std::vector<Value>> {
     const ir::ScanInfo& info = n.info();
-    if (constant_step_count(n) != 1 || until_can_fail(n) || state_can_fail(n)) return std::nullopt;
+    if (constant_step_count(n) != 1 || until_can_fail(n) || state_can_fail(n) || input_can_fail(n))
+      return std::nullopt;
     const Loc& loc = n.loc();
 
     std::vector<Value> replacements(n.body().params.size());
