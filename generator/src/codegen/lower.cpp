@@ -243,7 +243,6 @@ class GraphLowering {
   Region region(const ir::Node& n, const Tensor& x, const std::vector<IndexSpec>& specs, int first_operand);
 
   FunctionLowering& F;
-  const ir::Graph& graph_;
   std::vector<Tensor> params_;
   std::unordered_map<const ir::Node*, std::vector<std::vector<ExprRef>>> dims_memo_;
   // Dims with a null entry, valid only while shapes only are computed.
@@ -567,7 +566,7 @@ class FunctionLowering {
 // ---- GraphLowering
 
 GraphLowering::GraphLowering(FunctionLowering& f, const ir::Graph& g, std::vector<Tensor> params)
-    : F(f), graph_(g), params_(std::move(params)) {
+    : F(f), params_(std::move(params)) {
   for (const ir::Node* n : ir::topological_order(g))
     for (const Value& in : n->inputs()) ++uses_[{in.node.get(), in.index}];
   for (const Value& r : g.results) ++uses_[{r.node.get(), r.index}];

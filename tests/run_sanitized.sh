@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer, with the libFuzzer
+# smoke runs (docs/testing.md). Configures and builds BUILD_DIR (default build-sanitize) with
+# clang-14 and -DSCANGEN_SANITIZE=address,undefined (the JIT then compiles emitted code under the
+# same sanitizers), then runs ctest there. Any sanitizer report fails its test.
+#   tests/run_sanitized.sh [BUILD_DIR] [ctest arguments...]
+set -euo pipefail
+source_dir="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-build-sanitize}"
+shift || true
+cmake -S "$source_dir" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DSCANGEN_SANITIZE=address,undefined -DSCANGEN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+cmake --build "$build"
+# Tests allocate sizes that cannot be had on purpose (2^61 bytes): those must fail as user errors,
+# so the allocator returns null instead of aborting. Leaks are reported (detect_leaks is ASan's
+# default on Linux); every report stops the process with a failure.
+export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:abort_on_error=0:halt_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# Sanitized code runs several times slower: fewer random programs than the plain run (1000).
+export SCANGEN_EQUIVALENCE_PROGRAMS="${SCANGEN_EQUIVALENCE_PROGRAMS:-200}"
+export SCANGEN_EQUIVALENCE_CUDA_PROGRAMS="${SCANGEN_EQUIVALENCE_CUDA_PROGRAMS:-200}"
+ctest --test-dir "$build" --output-on-failure -j2 "$@"
