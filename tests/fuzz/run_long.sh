@@ -14,6 +14,8 @@ build="$(cd "${1:?usage: run_long.sh BUILD_DIR [TARGET RUNS]...}" && pwd)"
 shift
 if [ $# -eq 0 ]; then set -- frontend 10000000 compile 1000000 npy 1000000 cli_values 1000000; fi
 source="$here/../.."
+# Leaks are findings; a size that cannot be allocated must be a user error, not an abort.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:halt_on_error=1}"
 status=0
 while [ $# -ge 2 ]; do
   target="$1" runs="$2"
@@ -21,7 +23,7 @@ while [ $# -ge 2 ]; do
   fuzzer="$build/bin/fuzz_$target"
   [ -x "$fuzzer" ] || { echo "run_long.sh: $fuzzer not built (configure $build with clang and SCANGEN_SANITIZE)" >&2; exit 2; }
   case "$target" in
-    frontend|compile) seeds=("$source/samples" "$source/tests/diagnostics"); dict=(-dict="$here/scan.dict") ;;
+    frontend|compile) seeds=("$build/tests/fuzz/seeds/scan"); dict=(-dict="$here/scan.dict") ;;
     npy) seeds=("$source/tests/unit/data" "$source/samples/data"); dict=() ;;
     cli_values) seeds=("$here/seeds/cli_values"); dict=() ;;
     *) echo "run_long.sh: unknown target '$target' (frontend, compile, npy, cli_values)" >&2; exit 2 ;;
@@ -30,7 +32,7 @@ while [ $# -ge 2 ]; do
   mkdir -p "$corpus" "$artifacts"
   echo "fuzz_$target: $runs runs, log in $build/tests/fuzz/$target.log"
   start=$(date +%s)
-  if ! "$fuzzer" -runs="$runs" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 "${dict[@]}" \
+  if ! "$fuzzer" -runs="$runs" -max_len=8192 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 "${dict[@]}" \
        -artifact_prefix="$artifacts/" "$corpus" "$here/regressions/$target" "${seeds[@]}" \
        > "$build/tests/fuzz/$target.log" 2>&1; then
     status=1

@@ -13,7 +13,9 @@ namespace scangen {
 
 inline constexpr size_t kLargeStackBytes = size_t(1) << 30;  // 1 GiB of address space
 
-// Calls `body` on a thread with a large stack (on the current thread if none can be created).
+// Calls `body` on a thread with a large stack: a worker kept for the next call, a new thread when
+// the worker is busy with another caller, the current thread when that one has a large stack
+// already (a nested call) or no thread can be created. `body` must not throw.
 void run_with_large_stack(const std::function<void()>& body);
 
 template <class F> auto with_large_stack(F&& f) -> decltype(f()) {
