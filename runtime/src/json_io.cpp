@@ -429,6 +429,9 @@ void append_float(std::string& out, T value) {
     out += "NaN";
   } else if (std::isinf(value)) {
     out += value > 0 ? "Infinity" : "-Infinity";
+  } else if (value == 0 && std::signbit(value)) {
+    // Not "-0": JSON readers (this one included) take that for the integer 0 and lose the sign.
+    out += "-0.0";
   } else {
     // to_chars with a precision behaves like printf's %.*g, without printf's locale.
     char buffer[64];
