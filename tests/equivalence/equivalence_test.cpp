@@ -231,12 +231,6 @@ std::string report(const Case& c, const std::string& what, const std::string& na
 // everything else. Remove a seed when its bug is fixed; SCANGEN_EQUIVALENCE_SKIP=none runs them
 // (see README.md). None of the default seeds 1..1000 is listed.
 const std::set<uint64_t> kKnownBugSeeds = {
-    // push-out-non-seq reorders an error before another (docs/rewrites.md promises it does not;
-    // decision 19 of docs/language.md allows it): a computation pushed out of a zero-step scan
-    // becomes a parameter appended after the others, so the interpreter computes the outside value
-    // it reads (e0 = abs(p1[2]), failing) after another parameter whose scan fails first (y11[2]).
-    // -O0 reports p1[2], -O2 y11[2].
-    116010,
 };
 
 std::set<uint64_t> skipped_seeds() {

@@ -5,10 +5,13 @@
 // the loop index nor a sequence or state tap), that cannot fail (passes/util.h: can_fail), and
 // whose operands are parameters, constants or such nodes; the largest such computations used by
 // the rest of the step are recomputed outside the scan and enter it as new parameters.
-// Produces: the computation before the loop; the step reads the new parameter.
+// Produces: the computation before the loop; the step reads the new parameter, which comes right
+// after the first old parameter the computation reads (so outside values keep their order).
 // Must not fire on: a computation that can fail (moved out, it would run, and fail, even when the
 // loop takes zero steps), a nested scan that can fail included; a bare constant or parameter
 // (nothing to gain). A nested scan over parameters only that cannot fail moves out whole.
+#include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -77,28 +80,53 @@ ir::Program run_push_out_non_seq(const ir::Program& program, PassContext& contex
       return out;
     };
 
-    // The new scan: one more param per root, the step reading it.
+    // The new scan: one more param per root, the step reading it, placed right after the first of
+    // the scan's params its computation reads. The scan's inputs are computed in order, so an
+    // outside value read only by the moved computation (a param that remove-constants-and-unused
+    // then drops) is still computed where it was: appended last, it would be computed after the
+    // other params, and of two failing values the other's error would come first (seed 116010).
+    const int first_body_param = info.body_param(0);
+    std::unordered_map<const ir::Node*, int> first_read;  // movable node -> first param it reads, or num_params
+    std::function<int(const ir::Node*)> first_param_read = [&](const ir::Node* node) -> int {
+      if (const auto* p = node->as<ir::ParamNode>()) return std::max(0, p->index() - first_body_param);
+      auto it = first_read.find(node);
+      if (it != first_read.end()) return it->second;
+      int first = info.num_params;
+      for (const Value& in : node->inputs()) first = std::min(first, first_param_read(in.node.get()));
+      return first_read[node] = first;
+    };
+    std::vector<std::vector<const ir::Node*>> roots_after(size_t(info.num_params) + 1);
+    for (const ir::Node* root : roots) roots_after[size_t(first_param_read(root))].push_back(root);
+
     ir::ScanInfo new_info = info;
-    std::vector<Value> inputs(n.inputs());
+    std::vector<Value> inputs(n.inputs().begin(), n.inputs().begin() + info.param_input(0));
     auto new_body = std::make_shared<ir::Graph>();
-    std::vector<Value> same_params;
-    for (const Value& p : body.params) {
-      const auto* pn = p.node->as<ir::ParamNode>();
-      Value np = b.param(pn->output_types()[0], int(new_body->params.size()), pn->name(), pn->loc());
-      new_body->params.push_back(np);
-      same_params.push_back(np);
-    }
     std::unordered_map<Value, Value, ir::ValueHash> replacements;
-    for (size_t i = 0; i < body.params.size(); ++i) replacements.emplace(body.params[i], same_params[i]);
-    for (const ir::Node* root : roots) {
-      Value value = root->output(0);
-      inputs.push_back(lift(value));
-      Value np = b.param(value.type(), int(new_body->params.size()), "invariant" + std::to_string(new_info.num_params),
-                         root->loc());
+    auto add_param = [&](const Value& old, const Value& input, const std::string& name, const Loc& loc) {
+      Value np = b.param(old.type(), int(new_body->params.size()), name, loc);
       new_body->params.push_back(np);
-      replacements.emplace(value, np);
-      ++new_info.num_params;
+      replacements.emplace(old, np);
+      if (input.node) inputs.push_back(input);
+    };
+    for (int i = 0; i < first_body_param; ++i) {
+      const auto* pn = body.params[size_t(i)].node->as<ir::ParamNode>();
+      add_param(body.params[size_t(i)], Value(), pn->name(), pn->loc());
     }
+    int added = 0;
+    auto add_roots = [&](int after) {
+      for (const ir::Node* root : roots_after[size_t(after)]) {
+        add_param(root->output(0), lift(root->output(0)), "invariant" + std::to_string(info.num_params + added++),
+                  root->loc());
+        ++new_info.num_params;
+      }
+    };
+    for (int i = 0; i < info.num_params; ++i) {
+      const Value& old = body.params[size_t(info.body_param(i))];
+      const auto* pn = old.node->as<ir::ParamNode>();
+      add_param(old, n.input(info.param_input(i)), pn->name(), pn->loc());
+      add_roots(i);
+    }
+    add_roots(info.num_params);
     new_body->results = replace_values(replacements, body.results);
     context.fired(int(roots.size()));
     ir::NodeRef scan = b.rebuild_scan(n, std::move(inputs), std::move(new_info), new_body);
