@@ -35,20 +35,35 @@ ir::Program run_push_out_non_seq(const ir::Program& program, PassContext& contex
     ir::StepVariance variance(n);
     std::vector<const ir::Node*> order = ir::topological_order(body);
 
-    // Movable: invariant, cannot fail, built only from params, constants and movable nodes.
-    std::unordered_set<const ir::Node*> movable;
+    // The number i of the scan param a step param is (inputs param_input(i), body body_param(i)).
+    const int first_body_param = info.body_param(0);
+    auto scan_param = [&](const ir::ParamNode& p) {
+      const int i = p.index() - first_body_param;
+      SCANGEN_CHECK(i >= 0 && i < info.num_params, "a movable node reads a step param");
+      return i;
+    };
+
+    // Movable: invariant, cannot fail, built only from params, constants and movable nodes. Each
+    // maps to the first scan param its computation reads (num_params when none), where its new
+    // param will go.
+    std::unordered_map<const ir::Node*, int> movable;
     for (const ir::Node* node : order) {
       if (node->kind() == ir::NodeKind::Param || node->kind() == ir::NodeKind::Constant) continue;
       if (node->num_outputs() != 1 || variance.value_varies(node->output(0)) || can_fail(*node)) continue;
       bool ok = true;
+      int first_read = info.num_params;
       for (const Value& in : node->inputs()) {
         // Only the scan's parameters exist outside: the size of a state tap is invariant but has
         // no outside value to be computed from.
         ir::NodeKind k = in.node->kind();
         if (k == ir::NodeKind::Param ? variance.value_varies(in) : k != ir::NodeKind::Constant && !movable.count(in.node.get()))
           ok = false;
+        else if (k == ir::NodeKind::Param)
+          first_read = std::min(first_read, scan_param(*in.node->as<ir::ParamNode>()));
+        else if (k != ir::NodeKind::Constant)
+          first_read = std::min(first_read, movable.at(in.node.get()));
       }
-      if (ok) movable.insert(node);
+      if (ok) movable.emplace(node, first_read);
     }
     // Roots: movable nodes the rest of the step (or its results) uses.
     std::vector<const ir::Node*> roots;
@@ -66,11 +81,7 @@ ir::Program run_push_out_non_seq(const ir::Program& program, PassContext& contex
     std::unordered_map<const ir::Node*, Value> outside;
     std::function<Value(const Value&)> lift = [&](const Value& v) -> Value {
       const ir::Node* node = v.node.get();
-      if (const auto* p = node->as<ir::ParamNode>()) {
-        for (int i = 0; i < info.num_params; ++i)
-          if (info.body_param(i) == p->index()) return n.input(info.param_input(i));
-        SCANGEN_UNREACHABLE("a movable node reads a step param");
-      }
+      if (const auto* p = node->as<ir::ParamNode>()) return n.input(info.param_input(scan_param(*p)));
       auto it = outside.find(node);
       if (it != outside.end()) return it->second;
       std::vector<Value> inputs;
@@ -85,18 +96,8 @@ ir::Program run_push_out_non_seq(const ir::Program& program, PassContext& contex
     // outside value read only by the moved computation (a param that remove-constants-and-unused
     // then drops) is still computed where it was: appended last, it would be computed after the
     // other params, and of two failing values the other's error would come first (seed 116010).
-    const int first_body_param = info.body_param(0);
-    std::unordered_map<const ir::Node*, int> first_read;  // movable node -> first param it reads, or num_params
-    std::function<int(const ir::Node*)> first_param_read = [&](const ir::Node* node) -> int {
-      if (const auto* p = node->as<ir::ParamNode>()) return std::max(0, p->index() - first_body_param);
-      auto it = first_read.find(node);
-      if (it != first_read.end()) return it->second;
-      int first = info.num_params;
-      for (const Value& in : node->inputs()) first = std::min(first, first_param_read(in.node.get()));
-      return first_read[node] = first;
-    };
     std::vector<std::vector<const ir::Node*>> roots_after(size_t(info.num_params) + 1);
-    for (const ir::Node* root : roots) roots_after[size_t(first_param_read(root))].push_back(root);
+    for (const ir::Node* root : roots) roots_after[size_t(movable.at(root))].push_back(root);
 
     ir::ScanInfo new_info = info;
     std::vector<Value> inputs(n.inputs().begin(), n.inputs().begin() + info.param_input(0));
@@ -112,12 +113,10 @@ ir::Program run_push_out_non_seq(const ir::Program& program, PassContext& contex
       const auto* pn = body.params[size_t(i)].node->as<ir::ParamNode>();
       add_param(body.params[size_t(i)], Value(), pn->name(), pn->loc());
     }
-    int added = 0;
     auto add_roots = [&](int after) {
       for (const ir::Node* root : roots_after[size_t(after)]) {
-        add_param(root->output(0), lift(root->output(0)), "invariant" + std::to_string(info.num_params + added++),
+        add_param(root->output(0), lift(root->output(0)), "invariant" + std::to_string(new_info.num_params++),
                   root->loc());
-        ++new_info.num_params;
       }
     };
     for (int i = 0; i < info.num_params; ++i) {
