@@ -676,6 +676,7 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
   };
   switch (n.kind()) {
     case NodeKind::Param: SCANGEN_UNREACHABLE("param dims come from the param");
+    case NodeKind::StopGradient: SCANGEN_UNREACHABLE("stop_gradient markers are removed by the frontend");
     case NodeKind::Constant:
     case NodeKind::DimSize: return {};
     case NodeKind::Arange: {

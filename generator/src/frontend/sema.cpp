@@ -1,6 +1,7 @@
 // Semantic analysis, part 1: the module, functions, statements, names and declared types.
 #include "frontend/sema.h"
 
+#include "autodiff/gradients.h"
 #include "frontend/sema_internal.h"
 #include "ir/prune.h"
 #include "support/check.h"
@@ -42,7 +43,7 @@ namespace {
 const char* const kBuiltinNames[] = {
     "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu",
     "floor", "ceil", "sign", "min", "max", "pow", "where", "clip", "sum", "mean", "prod",
-    "zeros_like", "ones_like", "full_like", "zeros", "ones", "arange", "len", "set", "inc", "grad"};
+    "zeros_like", "ones_like", "full_like", "zeros", "ones", "arange", "len", "set", "inc", "grad", "stop_gradient"};
 
 }  // namespace
 
@@ -181,6 +182,7 @@ ir::Function Analyzer::analyze_entry(const ast::FnDecl& fn) {
     if (r.ok()) out.graph.results.push_back(r.value);
   }
   env = saved_env;
+  autodiff::strip_stop_gradients(out);
   if (out.graph.results.size() == fn.results.size()) out.graph = ir::prune_dead_scan_outputs(out.graph);
   return out;
 }

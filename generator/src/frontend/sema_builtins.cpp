@@ -128,7 +128,8 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
   }
   if (n == "relu") {
     if (!arity(1, 1) || !no_kwargs()) return SValue::invalid();
-    return binary(BinaryOp::Max, arg(0), int_literal(0, c.loc), c.loc, "relu");
+    // max(0, x): max gives all to its first operand at a tie, so relu'(0) is 0 (the contract).
+    return binary(BinaryOp::Max, int_literal(0, c.loc), arg(0), c.loc, "relu");
   }
   if (n == "pow") {
     if (!arity(2, 2) || !no_kwargs()) return SValue::invalid();
@@ -337,8 +338,14 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
                           c.loc);
   }
   if (n == "grad") {
-    diags_.report(DiagId::err_grad_reserved, c.callee_loc);
-    return SValue::invalid();
+    if (!arity(2, 2) || !no_kwargs()) return SValue::invalid();
+    return grad(c, scope);
+  }
+  if (n == "stop_gradient") {
+    if (!arity(1, 1) || !no_kwargs()) return SValue::invalid();
+    SValue x = arg(0);
+    if (!x.ok() || x.weak) return x;  // a literal carries no gradient anyway
+    return SValue::tensor(builder_.stop_gradient(x.value, c.loc), c.loc);
   }
   *handled = false;
   return SValue::invalid();

@@ -105,6 +105,7 @@ struct ScanFrame {
   Loc index_loc;
   bool reverse = false;
   int64_t truncate_gradient = -1;
+  int64_t checkpoint = 0;
   std::optional<SValue> steps;
 
   struct Output {
@@ -249,6 +250,8 @@ class Analyzer {
   SValue call(const ast::Call& c, Scope& scope);
   SValue builtin(const ast::Call& c, Scope& scope, bool* handled);
   SValue call_function(const ast::FnDecl& fn, const ast::Call& c, Scope& scope);
+  // grad(C, w) and grad(C, (w1, w2, ...)) (sema_grad.cpp).
+  SValue grad(const ast::Call& c, Scope& scope);
   SValue name(const ast::Name& n, Scope& scope);
 
   // ---- functions (sema.cpp)

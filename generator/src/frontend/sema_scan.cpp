@@ -670,6 +670,14 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
         continue;
       }
       f.truncate_gradient = *n;
+    } else if (opt.name == "checkpoint") {
+      if (!opt.value || opt.value->kind != ast::ExprKind::IntLit || ast::as<ast::IntLit>(*opt.value).value < 1) {
+        diags_.report(DiagId::err_scan_option_value, opt.value ? opt.value->loc : opt.loc, "checkpoint",
+                      "needs an integer literal >= 1: checkpoint = N keeps every N-th step for gradients");
+        ok = false;
+        continue;
+      }
+      f.checkpoint = ast::as<ast::IntLit>(*opt.value).value;
     } else {
       diags_.report(DiagId::err_unknown_scan_option, opt.loc, opt.name);
       ok = false;
@@ -882,6 +890,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   info.reverse = f.reverse;
   info.has_until = f.until != nullptr;
   info.truncate_gradient = f.truncate_gradient;
+  info.checkpoint = f.checkpoint;
   info.index_name = f.index_name;
   auto body = std::make_shared<ir::Graph>();
   body->params.push_back(f.index_param);

@@ -85,7 +85,8 @@ std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
     case NodeKind::Unary:
     case NodeKind::Cast:
     case NodeKind::Update:
-    case NodeKind::CheckShape: return {dims_vary(n.input(0))};
+    case NodeKind::CheckShape:
+    case NodeKind::StopGradient: return {dims_vary(n.input(0))};
     case NodeKind::Binary:
     case NodeKind::Select: return {broadcast_dims_vary(n)};
     case NodeKind::Reduce: {

@@ -308,6 +308,8 @@ NodeRef Builder::rebuild_scan(const ScanNode& old, std::vector<Value> inputs, Sc
   return make<ScanNode>(std::move(inputs), std::move(info), std::move(body), std::move(types), old.loc());
 }
 
+Value Builder::stop_gradient(Value x, Loc loc) { return Value(make<StopGradientNode>(std::move(x), loc)); }
+
 NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
   SCANGEN_CHECK(inputs.size() == old.inputs().size(), "rebuild with a different number of inputs");
   bool same_types = true;
@@ -344,6 +346,7 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
         return make<CheckShapeNode>(std::move(inputs), c->checks(), c->what(), old.output_types()[0], old.loc());
       }
       case NodeKind::Reshape: return make<ReshapeNode>(std::move(inputs), old.output_types()[0], old.loc());
+      case NodeKind::StopGradient: return make<StopGradientNode>(inputs[0], old.loc());
       case NodeKind::Scan: {
         const auto* s = old.as<ScanNode>();
         return make<ScanNode>(std::move(inputs), s->info(), s->body_ptr(), old.output_types(), old.loc());
@@ -379,6 +382,7 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
       return check_shape(inputs[0], c->checks(), first(1), c->what(), old.output_types()[0].shape, old.loc()).node;
     }
     case NodeKind::Reshape: return reshape(inputs[0], first(1), old.output_types()[0].shape, old.loc()).node;
+    case NodeKind::StopGradient: return stop_gradient(inputs[0], old.loc()).node;
     case NodeKind::Scan: {
       const auto* s = old.as<ScanNode>();
       return rebuild_scan(*s, std::move(inputs), s->info(), s->body_ptr());

@@ -39,6 +39,8 @@ class Builder {
                     std::string what, std::vector<Dim> static_shape, Loc loc);
   // x with the shape `dims` (i64 scalars; static sizes `static_dims`) of as many elements.
   Value reshape(Value x, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc);
+  // stop_gradient(x): the frontend's marker (see StopGradientNode).
+  Value stop_gradient(Value x, Loc loc);
   // Creates a scan node; `steps` is the static number of steps. Returns its outputs.
   std::vector<Value> scan(std::vector<Value> inputs, ScanInfo info, std::shared_ptr<const Graph> body,
                           Dim steps, Loc loc);

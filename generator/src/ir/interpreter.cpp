@@ -494,6 +494,8 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
     return {x};
   }
 
+  std::vector<HostTensor> visit_StopGradient(const StopGradientNode&) override { return {in_[0]}; }
+
   std::vector<HostTensor> visit_Reshape(const ReshapeNode&) override {
     Shape shape;
     for (size_t i = 1; i < in_.size(); ++i) shape.push_back(scalar_i64(in_[i]));
@@ -852,7 +854,8 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
     case NodeKind::Unary:
     case NodeKind::Cast:
     case NodeKind::Update:
-    case NodeKind::CheckShape: return {in_shape(0)};
+    case NodeKind::CheckShape:
+    case NodeKind::StopGradient: return {in_shape(0)};
     case NodeKind::Binary: return {partial_broadcast(in_shape(0), in_shape(1), n.loc())};
     case NodeKind::Select:
       return {partial_broadcast(partial_broadcast(in_shape(0), in_shape(1), n.loc()), in_shape(2), n.loc())};

@@ -318,6 +318,15 @@ class ReshapeNode : public Node {
   ReshapeNode(std::vector<Value> inputs, Type type, Loc loc) : Node(kKind, std::move(inputs), {std::move(type)}, loc) {}
 };
 
+// stop_gradient(x): x, through which no gradient flows. Only the frontend sees it: `grad` is
+// expanded while a function is analyzed, and the markers are removed when its analysis ends
+// (autodiff::strip_stop_gradients), so the rewrites and backends never meet one.
+class StopGradientNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(StopGradient);
+  StopGradientNode(Value x, Loc loc) : Node(kKind, {x}, {x.type()}, loc) {}
+};
+
 struct Graph;
 
 // What a scan reads and produces, in Theano's terms.
@@ -358,6 +367,9 @@ struct ScanInfo {
   bool reverse = false;
   bool has_until = false;
   int64_t truncate_gradient = -1;
+  // checkpoint = N (0: none): the backward pass of a gradient keeps the states of every N-th step
+  // and recomputes the others (autodiff/scan_adjoint.cpp).
+  int64_t checkpoint = 0;
   std::string index_name = "t";
   std::vector<ScanSequence> sequences;
   std::vector<ScanState> states;

@@ -50,6 +50,7 @@ class OperationText : public Visitor<std::string> {
     return s + "] \"" + n.what() + "\"";
   }
   std::string visit_Reshape(const ReshapeNode& n) override { return "reshape " + ref(n, 0) + ", " + operand_list(n, 1); }
+  std::string visit_StopGradient(const StopGradientNode& n) override { return "stop_gradient " + ref(n, 0); }
 
  private:
   std::string ref(const Node& n, int input) const { return names_.ref(n.input(input)); }

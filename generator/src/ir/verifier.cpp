@@ -108,6 +108,9 @@ class Verifier : public Visitor<void> {
     require(type(n).dtype == n.input(0).type().dtype, "reshape keeps the dtype");
     for (int i = 1; i < n.num_inputs(); ++i) require(is_i64_scalar(n.input(i)), "reshape dims must be i64 scalars");
   }
+  void visit_StopGradient(const StopGradientNode& n) override {
+    require(n.num_inputs() == 1 && type(n).same_as(n.input(0).type()), "stop_gradient passes its operand through");
+  }
   void visit_Scan(const ScanNode& n) override {
     const ScanInfo& info = n.info();
     require(n.num_inputs() == info.num_inputs(), "scan input count");

@@ -176,6 +176,7 @@ bool can_fail(const ir::Node& n) {
     case ir::NodeKind::Cast:
     case ir::NodeKind::Unary:
     case ir::NodeKind::Arange:
+    case ir::NodeKind::StopGradient:
     case ir::NodeKind::Reshape: return false;  // created by rewrites with as many elements
     case ir::NodeKind::Select: {
       const auto &c = n.input(0).type().shape, &a = n.input(1).type().shape, &b = n.input(2).type().shape;

@@ -1,0 +1,27 @@
+// The derivative rules: one per IR node kind (nodes.def) and, for the element-wise and reduction
+// kinds, one per operator (ops.def). Each table is generated from its list, so a node kind or an
+// operator added without its rule fails to build.
+#pragma once
+
+#include "autodiff/context.h"
+
+namespace scangen::autodiff {
+
+// The cotangents of a node's inputs (an empty Value where none flows or `needed` is false) from
+// those of its outputs (an empty Value where none arrived).
+using Rule = std::vector<Value> (*)(AdjointContext& ctx, const ir::Node& node,
+                                    const std::vector<Value>& output_cotangents, const std::vector<bool>& needed);
+
+#define IR_NODE(kind, name)                                                              \
+  std::vector<Value> rule_##kind(AdjointContext& ctx, const ir::Node& node,              \
+                                 const std::vector<Value>& output_cotangents, const std::vector<bool>& needed);
+#include "ir/nodes.def"
+#undef IR_NODE
+
+Rule rule_for(ir::NodeKind kind);
+
+// Whether each operator has its rule (for the test that lists them): the tables' sizes are
+// checked at compile time, their order here.
+bool rule_tables_in_order();
+
+}  // namespace scangen::autodiff

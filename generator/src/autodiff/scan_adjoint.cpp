@@ -1,0 +1,378 @@
+// The derivative rule of a scan: backpropagation through time as another scan.
+//
+// The backward scan runs over the steps the forward scan took, last first (only the last N with
+// truncate_gradient = N). Its step recomputes what the forward step's derivative rules need from
+// the forward step's inputs, except the values the forward pass kept: a state's value at step t
+// and t - k (read from the state's history, its init rows followed by its result rows) and each
+// output's value (its result row). What nothing needs is not recomputed: the IR only holds what
+// its results reach.
+//
+// It carries, as states, the cotangent each step gives to the states it read k steps back (one
+// state per lag k, read k steps later), and the sum over steps of each parameter's cotangent. A
+// sequence's cotangent is a per-step output per tap, added into the rows that tap read; an init's
+// is what the first steps gave to the rows before step 0.
+//
+// A forward scan with `reverse` reads its sequences from the end: it is the forward scan of the
+// same step over the flipped sequences with negated taps, which is how it is differentiated.
+#include <map>
+#include <unordered_map>
+
+#include "autodiff/rules.h"
+#include "autodiff/tensor_ops.h"
+#include "support/check.h"
+
+namespace scangen::autodiff {
+
+using ir::BinaryOp;
+using ir::Dim;
+using ir::IndexSpec;
+using ir::ScanInfo;
+using ir::Type;
+
+namespace {
+
+// Values of the forward step rebuilt inside the backward step, on demand: params and the values
+// the forward pass kept are given, everything else is recomputed from them.
+class StepReplay {
+ public:
+  explicit StepReplay(ir::Builder& b) : b_(b) {}
+  void give(const Value& forward, const Value& backward) { map_.emplace(forward, backward); }
+  bool given(const Value& forward) const { return map_.count(forward) > 0; }
+
+  Value operator()(const Value& v) {
+    if (auto it = map_.find(v); it != map_.end()) return it->second;
+    // Post-order over the nodes not yet replayed.
+    std::vector<std::pair<const ir::Node*, size_t>> stack{{v.node.get(), 0}};
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < node->inputs().size()) {
+        const Value& in = node->inputs()[next++];
+        if (!map_.count(in)) stack.push_back({in.node.get(), 0});
+        continue;
+      }
+      replay(*node);
+      stack.pop_back();
+    }
+    return map_.at(v);
+  }
+
+ private:
+  void replay(const ir::Node& n) {
+    bool done = true;
+    for (int i = 0; i < n.num_outputs(); ++i) done = done && map_.count(n.output(i));
+    if (done) return;
+    SCANGEN_CHECK(n.kind() != ir::NodeKind::Param, "a forward step parameter without a backward value");
+    std::vector<Value> inputs;
+    for (const Value& in : n.inputs()) inputs.push_back(map_.at(in));
+    ir::NodeRef copy = b_.rebuild(n, std::move(inputs));
+    for (int i = 0; i < n.num_outputs(); ++i) map_.emplace(n.output(i), Value(copy, i));
+  }
+
+  ir::Builder& b_;
+  std::unordered_map<Value, Value, ir::ValueHash> map_;
+};
+
+class BackwardScan {
+ public:
+  BackwardScan(AdjointContext& ctx, const ir::ScanNode& n, const std::vector<Value>& cotangents,
+               const std::vector<bool>& needed)
+      : c_(ctx), b_(ctx.builder), n_(n), fi_(n.info()), fwd_(n.body()), cot_(cotangents), needed_(needed),
+        replay_(ctx.builder) {
+    for (const Value& in : n.inputs()) in_.push_back(ctx.primal(in));
+    for (int i = 0; i < n.num_outputs(); ++i) out_.push_back(ctx.primal(n.output(i)));
+  }
+
+  std::vector<Value> run() {
+    plan_steps();
+    add_sequences();
+    add_states();
+    add_params();
+    build_body();
+    std::vector<Value> outs = b_.scan(std::move(inputs_), std::move(info_), body_, Dim::fresh_unknown(), c_.loc);
+    return input_cotangents(outs);
+  }
+
+ private:
+  bool float_state(int i) const { return is_float(out_[size_t(i)].type().dtype); }
+  bool wants(int input) const { return needed_[size_t(input)] && is_float(in_[size_t(input)].type().dtype); }
+  Value param(const Type& t, const std::string& name) {
+    Value p = b_.param(t, int(body_->params.size()), name, c_.loc);
+    body_->params.push_back(p);
+    return p;
+  }
+
+  // The steps taken, the steps the backward pass covers, and the first of them.
+  void plan_steps() {
+    steps_ = b_.dim_size(out_[0], 0, c_.loc);
+    back_steps_ = steps_;
+    if (fi_.truncate_gradient >= 0)
+      back_steps_ = b_.binary(BinaryOp::Min, steps_, i64(c_, fi_.truncate_gradient), c_.loc);
+    first_ = sub(c_, steps_, back_steps_);
+    info_.has_steps = true;
+    info_.reverse = true;
+    info_.index_name = fi_.index_name;
+    inputs_.push_back(back_steps_);
+    body_->params.push_back(b_.param(Type(DType::I64), 0, fi_.index_name, c_.loc));
+  }
+
+  // A sequence of the backward scan: its tap k param is taps[k].
+  std::map<int64_t, Value> add_sequence(const Value& rows_in_iteration_order, std::vector<int64_t> taps,
+                                        const std::string& label) {
+    std::sort(taps.begin(), taps.end());
+    info_.sequences.push_back({taps, label, {}});
+    inputs_.push_back(rows_in_iteration_order);
+    std::map<int64_t, Value> params;
+    for (int64_t k : taps) params[k] = param(rows_in_iteration_order.type().row(), label);
+    return params;
+  }
+
+  void add_sequences();
+  void add_states();
+  void add_params();
+  void build_body();
+  std::vector<Value> input_cotangents(const std::vector<Value>& outs);
+  Value init_cotangent(int state, const std::vector<Value>& outs);
+
+  AdjointContext& c_;
+  ir::Builder& b_;
+  const ir::ScanNode& n_;
+  const ScanInfo& fi_;
+  const ir::Graph& fwd_;
+  const std::vector<Value>& cot_;
+  const std::vector<bool>& needed_;
+  std::vector<Value> in_, out_;  // the forward scan's inputs and outputs, as primal values
+  StepReplay replay_;
+
+  Value steps_, back_steps_, first_;
+  ScanInfo info_;
+  std::vector<Value> inputs_;
+  std::shared_ptr<ir::Graph> body_ = std::make_shared<ir::Graph>();
+  std::vector<Value> results_;
+  std::map<int, Value> output_cotangent_;          // forward output -> its cotangent's row
+  std::map<std::pair<int, int64_t>, Value> lag_;   // (state, k) -> carried cotangent of X[t - k]
+  std::map<int, std::pair<int, int64_t>> lag_output_;  // backward output -> (state, k)
+  std::map<int, Value> sum_;                       // forward param -> carried sum of its cotangents
+  std::map<int, int> sum_output_;                  // forward param -> backward output
+  std::map<std::pair<int, int64_t>, int> seq_output_;  // (sequence, tap) -> backward output
+};
+
+void BackwardScan::add_sequences() {
+  // The forward sequences, over the rows the covered steps read.
+  for (size_t i = 0; i < fi_.sequences.size(); ++i) {
+    const ir::ScanSequence& s = fi_.sequences[i];
+    Value u = in_[size_t(fi_.sequence_input(int(i)))];
+    Value span = i64(c_, s.span());
+    Value rows_read;
+    std::vector<int64_t> taps = s.taps;
+    if (!fi_.reverse) {
+      rows_read = rows(c_, u, first_, add(c_, steps_, span));
+    } else {
+      Value len = b_.dim_size(u, 0, c_.loc);
+      rows_read = flip_rows(c_, rows(c_, u, sub(c_, len, add(c_, steps_, span)), sub(c_, len, first_)));
+      for (int64_t& k : taps) k = -k;
+    }
+    auto params = add_sequence(rows_read, taps, s.label);
+    for (size_t j = 0; j < s.taps.size(); ++j)
+      replay_.give(fwd_.params[size_t(fi_.body_sequence_param(int(i), int(j)))],
+                   params.at(fi_.reverse ? -s.taps[j] : s.taps[j]));
+  }
+  // Each state's history (init rows, then the rows of its result): X[t] and X[t - k].
+  for (size_t i = 0; i < fi_.states.size(); ++i) {
+    const ir::ScanState& st = fi_.states[i];
+    Value x = out_[i];
+    int64_t lags = st.max_lag();
+    Value history = x;
+    if (lags > 0) {
+      std::vector<Value> dims = dims_of(c_, x);
+      std::vector<Dim> static_dims = x.type().shape;
+      dims[0] = add(c_, dims[0], i64(c_, lags));
+      static_dims[0] = static_dims[0].plus(lags);
+      history = b_.fill(scalar(c_, x.type().dtype, 0), dims, static_dims, c_.loc);
+      IndexSpec slice{IndexSpec::Kind::Slice, true, true};
+      history = b_.update(history, in_[size_t(fi_.init_input(int(i)))], {slice}, {i64(c_, 0), i64(c_, lags)}, false, c_.loc);
+      history = b_.update(history, x, {IndexSpec{IndexSpec::Kind::Slice, true, false}}, {i64(c_, lags)}, false, c_.loc);
+    }
+    std::vector<int64_t> taps{0};
+    for (int64_t k : st.lags) taps.push_back(-k);
+    auto params = add_sequence(rows(c_, history, first_, add(c_, steps_, i64(c_, lags))), taps, st.name);
+    for (size_t j = 0; j < st.lags.size(); ++j)
+      replay_.give(fwd_.params[size_t(fi_.body_state_param(int(i), int(j)))], params.at(-st.lags[j]));
+    if (!replay_.given(fwd_.results[i])) replay_.give(fwd_.results[i], params.at(0));
+  }
+  // The per-step outputs' rows, and the cotangents arriving at every output.
+  for (int o = int(fi_.states.size()); o < fi_.num_outputs(); ++o) {
+    auto params = add_sequence(rows(c_, out_[size_t(o)], first_, steps_), {0}, fi_.output_name(o));
+    if (!replay_.given(fwd_.results[size_t(o)])) replay_.give(fwd_.results[size_t(o)], params.at(0));
+  }
+  for (int o = 0; o < fi_.num_outputs(); ++o) {
+    if (!cot_[size_t(o)]) continue;
+    output_cotangent_[o] = add_sequence(rows(c_, cot_[size_t(o)], first_, steps_), {0}, "d" + fi_.output_name(o)).at(0);
+  }
+}
+
+void BackwardScan::add_states() {
+  // One carried cotangent per state and lag: the one a step gives to X[t - k], read k steps later.
+  for (size_t i = 0; i < fi_.states.size(); ++i) {
+    if (!float_state(int(i))) continue;
+    const Value& x = out_[i];
+    std::vector<Value> row_dims = dims_of(c_, x);
+    std::vector<Dim> row_static = x.type().shape;
+    row_dims.erase(row_dims.begin());
+    row_static.erase(row_static.begin());
+    for (int64_t k : fi_.states[i].lags) {
+      std::vector<Value> dims = row_dims;
+      std::vector<Dim> static_dims = row_static;
+      if (k > 1) dims.insert(dims.begin(), i64(c_, k)), static_dims.insert(static_dims.begin(), Dim::constant(k));
+      inputs_.push_back(b_.fill(scalar(c_, x.type().dtype, 0), dims, static_dims, c_.loc));
+      info_.states.push_back({"d" + fi_.states[i].name + "_" + std::to_string(k), {k}});
+      lag_[{int(i), k}] = param(fwd_.results[i].type(), info_.states.back().name);
+    }
+  }
+  for (int p = 0; p < fi_.num_params; ++p) {
+    if (!wants(fi_.param_input(p))) continue;
+    const Value& w = in_[size_t(fi_.param_input(p))];
+    inputs_.push_back(zeros_like(c_, w));
+    info_.states.push_back({"d" + fwd_.params[size_t(fi_.body_param(p))].node->as<ir::ParamNode>()->name(), {1}});
+    sum_[p] = param(w.type(), info_.states.back().name);
+  }
+}
+
+void BackwardScan::add_params() {
+  for (int p = 0; p < fi_.num_params; ++p) {
+    const Value& fp = fwd_.params[size_t(fi_.body_param(p))];
+    inputs_.push_back(in_[size_t(fi_.param_input(p))]);
+    replay_.give(fp, param(fp.type(), fp.node->as<ir::ParamNode>()->name()));
+  }
+  info_.num_params = fi_.num_params + 1;
+  inputs_.push_back(steps_);
+  Value steps = param(Type(DType::I64), "steps");
+  // The forward step of backward step s.
+  Value t = sub(c_, sub(c_, steps, i64(c_, 1)), body_->params[0]);
+  replay_.give(fwd_.params[0], t);
+}
+
+void BackwardScan::build_body() {
+  AdjointContext step{b_, c_.loc, [this](const Value& v) { return replay_(v); }};
+  std::vector<std::pair<Value, Value>> seeds;
+  for (int o = 0; o < fi_.num_outputs(); ++o) {
+    Value g;
+    if (output_cotangent_.count(o)) g = output_cotangent_[o];
+    if (o < int(fi_.states.size()) && float_state(o))
+      for (int64_t k : fi_.states[size_t(o)].lags) g = g ? add(c_, g, lag_[{o, k}]) : lag_[{o, k}];
+    if (g) seeds.push_back({fwd_.results[size_t(o)], g});
+  }
+  // The variables: every state tap (its cotangent goes to earlier steps), the taps of sequences
+  // and the params whose cotangents are asked for.
+  std::vector<Value> wrt;
+  std::vector<std::function<void(const Value&)>> take;
+  for (size_t i = 0; i < fi_.states.size(); ++i) {
+    if (!float_state(int(i))) continue;
+    for (size_t j = 0; j < fi_.states[i].lags.size(); ++j) {
+      wrt.push_back(fwd_.params[size_t(fi_.body_state_param(int(i), int(j)))]);
+      int64_t k = fi_.states[i].lags[j];
+      take.push_back([this, i, k](const Value& g) {
+        lag_output_[int(results_.size())] = {int(i), k};
+        results_.push_back(g ? g : zeros_like(c_, lag_[{int(i), k}]));
+      });
+    }
+  }
+  for (auto& [p, sum] : sum_) {
+    wrt.push_back(fwd_.params[size_t(fi_.body_param(p))]);
+    take.push_back([this, p = p, sum = sum](const Value& g) {
+      if (g) sum_output_[p] = int(results_.size());
+      results_.push_back(g ? add(c_, sum, g) : sum);
+    });
+  }
+  for (size_t i = 0; i < fi_.sequences.size(); ++i) {
+    if (!wants(fi_.sequence_input(int(i)))) continue;
+    for (size_t j = 0; j < fi_.sequences[i].taps.size(); ++j) {
+      wrt.push_back(fwd_.params[size_t(fi_.body_sequence_param(int(i), int(j)))]);
+      int64_t k = fi_.sequences[i].taps[j];
+      take.push_back([this, i, k](const Value& g) {
+        if (!g) return;  // the step does not depend on this tap
+        seq_output_[{int(i), k}] = int(results_.size());
+        results_.push_back(g);
+        info_.outputs.push_back("d" + fi_.sequences[i].label + "@" + std::to_string(k));
+      });
+    }
+  }
+  std::vector<Value> grads = backprop(step, seeds, wrt);
+  for (size_t v = 0; v < grads.size(); ++v) take[v](grads[v]);
+  body_->results = results_;
+}
+
+Value BackwardScan::init_cotangent(int state, const std::vector<Value>& outs) {
+  const ir::ScanState& st = fi_.states[size_t(state)];
+  int64_t lags = st.max_lag();
+  Value init = in_[size_t(fi_.init_input(state))];
+  // Init row of X[-j] gets what the step t = k - j gave to lag k, at backward step steps - 1 - t.
+  std::vector<Value> row_of(size_t(lags) + 1);
+  for (auto& [out, lag] : lag_output_) {
+    if (lag.first != state) continue;
+    int64_t k = lag.second;
+    for (int64_t j = 1; j <= k; ++j) {
+      auto clamp = [&](int64_t back) {
+        return b_.binary(BinaryOp::Max, sub(c_, back_steps_, i64(c_, back)), i64(c_, 0), c_.loc);
+      };
+      Value part = sum_rows(c_, rows(c_, outs[size_t(out)], clamp(k - j + 1), clamp(k - j)));
+      row_of[size_t(j)] = row_of[size_t(j)] ? add(c_, row_of[size_t(j)], part) : part;
+    }
+  }
+  Value whole = lags > 1 ? zeros_like(c_, init) : Value();
+  for (int64_t j = 1; j <= lags; ++j) {
+    Value row = row_of[size_t(j)];
+    if (fi_.truncate_gradient >= 0) {
+      // Truncated before step 0: the init gets nothing.
+      Value all = b_.binary(BinaryOp::Eq, back_steps_, steps_, c_.loc);
+      row = b_.select(all, row, scalar(c_, row.type().dtype, 0), c_.loc);
+    }
+    if (lags == 1) return unbroadcast(c_, row, init);
+    whole = b_.update(whole, row, {IndexSpec{}}, {i64(c_, lags - j)}, false, c_.loc);
+  }
+  return whole;
+}
+
+std::vector<Value> BackwardScan::input_cotangents(const std::vector<Value>& outs) {
+  std::vector<Value> in(size_t(n_.num_inputs()));
+  for (size_t i = 0; i < fi_.sequences.size(); ++i) {
+    int input = fi_.sequence_input(int(i));
+    if (!wants(input)) continue;
+    const ir::ScanSequence& s = fi_.sequences[i];
+    Value u = in_[size_t(input)];
+    Value g;
+    IndexSpec slice{IndexSpec::Kind::Slice, true, true};
+    for (int64_t k : s.taps) {
+      auto out = seq_output_.find({int(i), k});
+      if (out == seq_output_.end()) continue;
+      if (!g) g = zeros_like(c_, u);
+      Value d = outs[size_t(out->second)];
+      Value lo;
+      if (!fi_.reverse) {
+        d = flip_rows(c_, d);  // backward steps run last step first
+        lo = add(c_, first_, i64(c_, k - s.min_tap()));
+      } else {
+        lo = add(c_, sub(c_, b_.dim_size(u, 0, c_.loc), steps_), i64(c_, k - s.max_tap()));
+      }
+      g = b_.update(g, d, {slice}, {lo, add(c_, lo, back_steps_)}, true, c_.loc);
+    }
+    in[size_t(input)] = g;
+  }
+  for (size_t i = 0; i < fi_.states.size(); ++i) {
+    int input = fi_.init_input(int(i));
+    if (wants(input) && fi_.states[i].max_lag() > 0) in[size_t(input)] = init_cotangent(int(i), outs);
+  }
+  for (auto& [p, out] : sum_output_) {
+    Value last = b_.binary(BinaryOp::Max, sub(c_, back_steps_, i64(c_, 1)), i64(c_, 0), c_.loc);
+    in[size_t(fi_.param_input(p))] = sum_rows(c_, rows(c_, outs[size_t(out)], last, back_steps_));
+  }
+  return in;
+}
+
+}  // namespace
+
+std::vector<Value> rule_Scan(AdjointContext& ctx, const ir::Node& node, const std::vector<Value>& output_cotangents,
+                             const std::vector<bool>& needed) {
+  return BackwardScan(ctx, *node.as<ir::ScanNode>(), output_cotangents, needed).run();
+}
+
+}  // namespace scangen::autodiff
