@@ -105,9 +105,11 @@ class BackwardScan {
   void plan_steps() {
     steps_ = b_.dim_size(out_[0], 0, c_.loc);
     back_steps_ = steps_;
-    if (fi_.truncate_gradient >= 0)
+    first_ = i64(c_, 0);
+    if (fi_.truncate_gradient >= 0) {
       back_steps_ = b_.binary(BinaryOp::Min, steps_, i64(c_, fi_.truncate_gradient), c_.loc);
-    first_ = sub(c_, steps_, back_steps_);
+      first_ = sub(c_, steps_, back_steps_);
+    }
     info_.has_steps = true;
     info_.reverse = true;
     info_.index_name = fi_.index_name;
@@ -311,10 +313,7 @@ Value BackwardScan::init_cotangent(int state, const std::vector<Value>& outs) {
     if (lag.first != state) continue;
     int64_t k = lag.second;
     for (int64_t j = 1; j <= k; ++j) {
-      auto clamp = [&](int64_t back) {
-        return b_.binary(BinaryOp::Max, sub(c_, back_steps_, i64(c_, back)), i64(c_, 0), c_.loc);
-      };
-      Value part = sum_rows(c_, rows(c_, outs[size_t(out)], clamp(k - j + 1), clamp(k - j)));
+      Value part = sum_rows(c_, last_rows(c_, outs[size_t(out)], k - j + 1, k - j));
       row_of[size_t(j)] = row_of[size_t(j)] ? add(c_, row_of[size_t(j)], part) : part;
     }
   }
@@ -361,10 +360,7 @@ std::vector<Value> BackwardScan::input_cotangents(const std::vector<Value>& outs
     int input = fi_.init_input(int(i));
     if (wants(input) && fi_.states[i].max_lag() > 0) in[size_t(input)] = init_cotangent(int(i), outs);
   }
-  for (auto& [p, out] : sum_output_) {
-    Value last = b_.binary(BinaryOp::Max, sub(c_, back_steps_, i64(c_, 1)), i64(c_, 0), c_.loc);
-    in[size_t(fi_.param_input(p))] = sum_rows(c_, rows(c_, outs[size_t(out)], last, back_steps_));
-  }
+  for (auto& [p, out] : sum_output_) in[size_t(fi_.param_input(p))] = sum_rows(c_, last_rows(c_, outs[size_t(out)], 1, 0));
   return in;
 }
 

@@ -89,6 +89,11 @@ Value rows(AdjointContext& c, const Value& x, Value lo, Value hi) {
   return c.builder.index(x, {IndexSpec{IndexSpec::Kind::Slice, true, true}}, {lo, hi}, c.loc);
 }
 
+Value last_rows(AdjointContext& c, const Value& x, int64_t from, int64_t to) {
+  if (to == 0) return c.builder.index(x, {IndexSpec{IndexSpec::Kind::Slice, true, false}}, {i64(c, -from)}, c.loc);
+  return rows(c, x, i64(c, -from), i64(c, -to));
+}
+
 Value flip_rows(AdjointContext& c, const Value& x) {
   ir::Builder& b = c.builder;
   ir::ScanInfo info;

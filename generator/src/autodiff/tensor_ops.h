@@ -32,6 +32,9 @@ Value insert_unit_axis(AdjointContext& c, Value g, int axis);
 Value expand_reduced(AdjointContext& c, Value g, const Value& x, std::optional<int> axis);
 // x[lo:hi] along the first axis.
 Value rows(AdjointContext& c, const Value& x, Value lo, Value hi);
+// x[-from:-to] (x[-from:] when to is 0): among the last rows, clamped like Python (empty when x has
+// no more than `to` rows). save-mem keeps only the last `from` rows of a scan output read so.
+Value last_rows(AdjointContext& c, const Value& x, int64_t from, int64_t to);
 // The rows of x in the opposite order (a reverse scan that copies its sequence).
 Value flip_rows(AdjointContext& c, const Value& x);
 // The transpose of a matrix (a scan over its columns).

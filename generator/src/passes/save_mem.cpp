@@ -1,7 +1,9 @@
 // save-mem: a scan output read only at constant positions keeps only the rows it needs.
 //
 // Matches: a scan output whose every use is an indexing at a constant first index, e.g.
-// `acc[-1]` or `x[7]` (the output itself is not returned, passed on or measured with len).
+// `acc[-1]` or `x[7]`, or a slice of its last rows at constant negative bounds, `x[-2:]` or
+// `x[-3:-1]` (what the gradient of a scan reads of the backward scan's carried sums); the output
+// itself is not returned, passed on or measured with len.
 // Produces: with only negative indices -j, a window of the last max(j) rows (a ring buffer of
 // that many rows, beside the rows the state's taps need); with only non-negative indices, the
 // scan runs at most max(index) + 1 steps (`x[7]` of a 10-step scan runs 8), when every output
@@ -47,10 +49,13 @@ class SaveMem : public ir::Mutator {
         if (!in.node->as<ir::ScanNode>()) continue;
         Reads& r = reads[in];
         const auto* idx = n->as<ir::IndexNode>();
-        auto c = idx && i == 0 && !idx->specs().empty() && idx->specs()[0].kind == ir::IndexSpec::Kind::Scalar
+        std::optional<int64_t> last = idx && i == 0 ? last_rows_sliced(*idx) : std::nullopt;
+        auto c = !last && idx && i == 0 && !idx->specs().empty() && idx->specs()[0].kind == ir::IndexSpec::Kind::Scalar
                      ? ir::constant_value(n->input(1))
                      : std::nullopt;
-        if (!c) {
+        if (last) {
+          r.suffix = std::max(r.suffix, *last);
+        } else if (!c) {
           r.constant_only = false;
         } else if (c->i < 0) {
           r.suffix = std::max(r.suffix, -c->i);
@@ -124,6 +129,20 @@ class SaveMem : public ir::Mutator {
   }
 
  private:
+  // j for x[-j:] or x[-j:-i] (constant bounds, 0 < i < j): rows among the last j, also when x has
+  // fewer rows (the slice is clamped the same way with and without a window of j rows).
+  static std::optional<int64_t> last_rows_sliced(const ir::IndexNode& n) {
+    const ir::IndexSpec& s = n.specs()[0];
+    if (s.kind != ir::IndexSpec::Kind::Slice || !s.has_lo) return std::nullopt;
+    auto lo = ir::constant_value(n.input(1));
+    if (!lo || lo->i >= 0) return std::nullopt;
+    if (s.has_hi) {
+      auto hi = ir::constant_value(n.input(2));
+      if (!hi || hi->i >= 0 || hi->i <= lo->i) return std::nullopt;
+    }
+    return -lo->i;
+  }
+
   // The scan already runs at most `prefix` steps (this pass ran before).
   static bool already_cut(const ir::ScanNode& n, int64_t prefix) {
     if (!n.info().has_steps) return false;
