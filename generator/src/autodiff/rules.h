@@ -20,6 +20,10 @@ using Rule = std::vector<Value> (*)(AdjointContext& ctx, const ir::Node& node,
 
 Rule rule_for(ir::NodeKind kind);
 
+// The rule of a scan with checkpoint = N (checkpoint.cpp).
+std::vector<Value> checkpointed_adjoint(AdjointContext& ctx, const ir::ScanNode& scan,
+                                        const std::vector<Value>& output_cotangents, const std::vector<bool>& needed);
+
 // Whether each operator has its rule (for the test that lists them): the tables' sizes are
 // checked at compile time, their order here.
 bool rule_tables_in_order();

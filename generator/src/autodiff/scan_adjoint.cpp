@@ -103,7 +103,7 @@ class BackwardScan {
 
   // The steps taken, the steps the backward pass covers, and the first of them.
   void plan_steps() {
-    steps_ = b_.dim_size(out_[0], 0, c_.loc);
+    steps_ = steps_taken(c_, cot_);
     back_steps_ = steps_;
     first_ = i64(c_, 0);
     if (fi_.truncate_gradient >= 0) {
@@ -202,7 +202,7 @@ void BackwardScan::add_sequences() {
     if (!replay_.given(fwd_.results[i])) replay_.give(fwd_.results[i], params.at(0));
   }
   // The per-step outputs' rows, and the cotangents arriving at every output.
-  for (int o = int(fi_.states.size()); o < fi_.num_outputs(); ++o) {
+  for (int o = int(fi_.states.size()); o < fi_.num_outputs() && !fi_.recompute_outputs; ++o) {
     auto params = add_sequence(rows(c_, out_[size_t(o)], first_, steps_), {0}, fi_.output_name(o));
     if (!replay_.given(fwd_.results[size_t(o)])) replay_.give(fwd_.results[size_t(o)], params.at(0));
   }
@@ -368,7 +368,11 @@ std::vector<Value> BackwardScan::input_cotangents(const std::vector<Value>& outs
 
 std::vector<Value> rule_Scan(AdjointContext& ctx, const ir::Node& node, const std::vector<Value>& output_cotangents,
                              const std::vector<bool>& needed) {
-  return BackwardScan(ctx, *node.as<ir::ScanNode>(), output_cotangents, needed).run();
+  const auto& scan = *node.as<ir::ScanNode>();
+  // With truncation the backward pass covers the last N steps only; checkpoints are not used then.
+  if (scan.info().checkpoint > 0 && scan.info().truncate_gradient < 0)
+    return checkpointed_adjoint(ctx, scan, output_cotangents, needed);
+  return BackwardScan(ctx, scan, output_cotangents, needed).run();
 }
 
 }  // namespace scangen::autodiff

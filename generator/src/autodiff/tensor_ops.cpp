@@ -125,6 +125,12 @@ Value transpose(AdjointContext& c, const Value& x) {
   return b.scan({b.dim_size(x, 1, c.loc), x}, std::move(info), body, x.type().shape[1], c.loc)[0];
 }
 
+Value steps_taken(AdjointContext& c, const std::vector<Value>& output_cotangents) {
+  for (const Value& g : output_cotangents)
+    if (g) return c.builder.dim_size(g, 0, c.loc);
+  SCANGEN_UNREACHABLE("a scan's rule without a cotangent");
+}
+
 Value sum_rows(AdjointContext& c, const Value& x) { return c.builder.reduce(ReduceOp::Sum, x, 0, c.loc); }
 
 }  // namespace scangen::autodiff

@@ -39,6 +39,10 @@ Value last_rows(AdjointContext& c, const Value& x, int64_t from, int64_t to);
 Value flip_rows(AdjointContext& c, const Value& x);
 // The transpose of a matrix (a scan over its columns).
 Value transpose(AdjointContext& c, const Value& x);
+// The number of steps a scan took, from the cotangent of one of its outputs (each has a row per
+// step): measuring the outputs themselves would keep all their rows (save-mem windows an output
+// only when nothing but its last rows is read).
+Value steps_taken(AdjointContext& c, const std::vector<Value>& output_cotangents);
 // sum of x over axis 0 (x[0] + x[1] + ...; zeros of a row's shape when x has no rows).
 Value sum_rows(AdjointContext& c, const Value& x);
 

@@ -12,7 +12,9 @@
 // a new sequence read at tap 0. The original sequences stay: they still decide the number of
 // steps and its checks, so errors are unchanged.
 // Must not fire on: a scan with `until` (the loop may stop early; the rows after it must not be
-// computed), a computation that can fail, or one that reads the loop index or a state.
+// computed), a scan with `checkpoint` (its user asked for memory that does not grow with the steps;
+// a precomputed sequence has a row per step), a computation that can fail, or one that reads the
+// loop index or a state.
 #include <unordered_set>
 
 #include "ir/mutator.h"
@@ -40,7 +42,7 @@ std::unordered_set<const ir::Node*> step_params(const ir::ScanNode& n) {
 ir::Program run_push_out_seq(const ir::Program& program, PassContext& context) {
   return rewrite_scans(program, [&](const ir::ScanNode& n, ir::Builder& b) -> std::optional<std::vector<Value>> {
     const ir::ScanInfo& info = n.info();
-    if (info.has_until || info.sequences.empty()) return std::nullopt;
+    if (info.has_until || info.checkpoint > 0 || info.sequences.empty()) return std::nullopt;
     const ir::Graph& body = n.body();
     Loc loc = n.loc();
 

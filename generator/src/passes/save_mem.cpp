@@ -5,7 +5,9 @@
 // `x[-3:-1]` (what the gradient of a scan reads of the backward scan's carried sums); the output
 // itself is not returned, passed on or measured with len.
 // Produces: with only negative indices -j, a window of the last max(j) rows (a ring buffer of
-// that many rows, beside the rows the state's taps need); with only non-negative indices, the
+// that many rows, beside the rows the state's taps need); for a state's output nothing reads (the
+// state is only needed inside the loop, e.g. a gradient's carried cotangent), a window of one row;
+// with only non-negative indices, the
 // scan runs at most max(index) + 1 steps (`x[7]` of a 10-step scan runs 8), when every output
 // of the scan that is used is read that way.
 // Correct with `until` (the rows kept are the last ones taken, or the scan stops earlier
@@ -73,7 +75,11 @@ class SaveMem : public ir::Mutator {
       bool any_used = false;
       for (int i = 0; i < scan->num_outputs(); ++i) {
         auto it = reads.find(scan->output(i));
-        if (it == reads.end()) continue;  // unused
+        if (it == reads.end()) {  // unused: a state keeps only the row it needs
+          if (i < int(scan->info().states.size()) && scan->info().window(i) == 0)
+            d.windows[scan->info().output_name(i)] = 1;
+          continue;
+        }
         any_used = true;
         const Reads& r = it->second;
         bool window = r.constant_only && r.suffix > 0 && r.prefix == 0;
