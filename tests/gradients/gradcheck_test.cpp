@@ -1,4 +1,4 @@
-// Gradients against finite differences (README.md): every function of every sample and random
+// Gradients against finite differences (docs/gradients.md, "Testing"): every function of every sample and random
 // programs of the equivalence generator, each made f64 with a scalar cost of its float results.
 // The gradients the interpreter computes at -O0 are compared with central differences of the cost
 // wherever the cost is smooth; the interpreter at -O2 and the CPU backend at -O0 and -O2 (and, for

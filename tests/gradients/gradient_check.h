@@ -1,4 +1,4 @@
-// The finite-difference gradient checker (gradcheck_test.cpp; README.md says what it runs).
+// The finite-difference gradient checker (gradcheck_test.cpp; docs/gradients.md says what it runs).
 //
 // For a function f of the IR it builds, in f64 (every f32 of f promoted), a scalar cost: the sum
 // over f's float results of each element times a fixed weight (distinct per element, so that no

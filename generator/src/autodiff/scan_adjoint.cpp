@@ -17,9 +17,10 @@
 #include <map>
 #include <unordered_map>
 
+#include "autodiff/scan_adjoint.h"
+
 #include "autodiff/rules.h"
 #include "autodiff/tensor_ops.h"
-#include "support/check.h"
 
 namespace scangen::autodiff {
 
@@ -29,134 +30,36 @@ using ir::IndexSpec;
 using ir::ScanInfo;
 using ir::Type;
 
-namespace {
-
-// Values of the forward step rebuilt inside the backward step, on demand: params and the values
-// the forward pass kept are given, everything else is recomputed from them.
-class StepReplay {
- public:
-  explicit StepReplay(ir::Builder& b) : b_(b) {}
-  void give(const Value& forward, const Value& backward) { map_.emplace(forward, backward); }
-  bool given(const Value& forward) const { return map_.count(forward) > 0; }
-
-  Value operator()(const Value& v) {
-    if (auto it = map_.find(v); it != map_.end()) return it->second;
-    // Post-order over the nodes not yet replayed.
-    std::vector<std::pair<const ir::Node*, size_t>> stack{{v.node.get(), 0}};
-    while (!stack.empty()) {
-      auto& [node, next] = stack.back();
-      if (next < node->inputs().size()) {
-        const Value& in = node->inputs()[next++];
-        if (!map_.count(in)) stack.push_back({in.node.get(), 0});
-        continue;
-      }
-      replay(*node);
-      stack.pop_back();
-    }
-    return map_.at(v);
+Stretch whole_scan(AdjointContext& ctx, const ir::ScanNode& n, const std::vector<Value>& output_cotangents) {
+  ir::Builder& b = ctx.builder;
+  Stretch s;
+  s.steps = steps_taken(ctx, output_cotangents);
+  s.back_steps = s.steps;
+  s.first = i64(ctx, 0);
+  if (n.info().truncate_gradient >= 0) {
+    s.back_steps = b.binary(BinaryOp::Min, s.steps, i64(ctx, n.info().truncate_gradient), ctx.loc);
+    s.first = sub(ctx, s.steps, s.back_steps);
   }
+  for (const Value& in : n.inputs()) s.inputs.push_back(ctx.primal(in));
+  s.histories.resize(n.info().states.size());
+  for (int o = 0; o < n.num_outputs(); ++o) s.output_rows.push_back(ctx.primal(n.output(o)));
+  s.cotangent_rows = output_cotangents;
+  return s;
+}
 
- private:
-  void replay(const ir::Node& n) {
-    bool done = true;
-    for (int i = 0; i < n.num_outputs(); ++i) done = done && map_.count(n.output(i));
-    if (done) return;
-    SCANGEN_CHECK(n.kind() != ir::NodeKind::Param, "a forward step parameter without a backward value");
-    std::vector<Value> inputs;
-    for (const Value& in : n.inputs()) inputs.push_back(map_.at(in));
-    ir::NodeRef copy = b_.rebuild(n, std::move(inputs));
-    for (int i = 0; i < n.num_outputs(); ++i) map_.emplace(n.output(i), Value(copy, i));
-  }
+BackwardScan::BackwardScan(AdjointContext& ctx, const ir::ScanNode& n, Stretch stretch, const std::vector<bool>& needed)
+    : c_(ctx), b_(ctx.builder), n_(n), fi_(n.info()), fwd_(n.body()), s_(std::move(stretch)), needed_(needed),
+      in_(s_.inputs), replay_(ctx.builder), steps_(s_.steps), back_steps_(s_.back_steps), first_(s_.first) {}
 
-  ir::Builder& b_;
-  std::unordered_map<Value, Value, ir::ValueHash> map_;
-};
-
-class BackwardScan {
- public:
-  BackwardScan(AdjointContext& ctx, const ir::ScanNode& n, const std::vector<Value>& cotangents,
-               const std::vector<bool>& needed)
-      : c_(ctx), b_(ctx.builder), n_(n), fi_(n.info()), fwd_(n.body()), cot_(cotangents), needed_(needed),
-        replay_(ctx.builder) {
-    for (const Value& in : n.inputs()) in_.push_back(ctx.primal(in));
-    for (int i = 0; i < n.num_outputs(); ++i) out_.push_back(ctx.primal(n.output(i)));
-  }
-
-  std::vector<Value> run() {
-    plan_steps();
-    add_sequences();
-    add_states();
-    add_params();
-    build_body();
-    std::vector<Value> outs = b_.scan(std::move(inputs_), std::move(info_), body_, Dim::fresh_unknown(), c_.loc);
-    return input_cotangents(outs);
-  }
-
- private:
-  bool float_state(int i) const { return is_float(out_[size_t(i)].type().dtype); }
-  bool wants(int input) const { return needed_[size_t(input)] && is_float(in_[size_t(input)].type().dtype); }
-  Value param(const Type& t, const std::string& name) {
-    Value p = b_.param(t, int(body_->params.size()), name, c_.loc);
-    body_->params.push_back(p);
-    return p;
-  }
-
-  // The steps taken, the steps the backward pass covers, and the first of them.
-  void plan_steps() {
-    steps_ = steps_taken(c_, cot_);
-    back_steps_ = steps_;
-    first_ = i64(c_, 0);
-    if (fi_.truncate_gradient >= 0) {
-      back_steps_ = b_.binary(BinaryOp::Min, steps_, i64(c_, fi_.truncate_gradient), c_.loc);
-      first_ = sub(c_, steps_, back_steps_);
-    }
-    info_.has_steps = true;
-    info_.reverse = true;
-    info_.index_name = fi_.index_name;
-    inputs_.push_back(back_steps_);
-    body_->params.push_back(b_.param(Type(DType::I64), 0, fi_.index_name, c_.loc));
-  }
-
-  // A sequence of the backward scan: its tap k param is taps[k].
-  std::map<int64_t, Value> add_sequence(const Value& rows_in_iteration_order, std::vector<int64_t> taps,
-                                        const std::string& label) {
-    std::sort(taps.begin(), taps.end());
-    info_.sequences.push_back({taps, label, {}});
-    inputs_.push_back(rows_in_iteration_order);
-    std::map<int64_t, Value> params;
-    for (int64_t k : taps) params[k] = param(rows_in_iteration_order.type().row(), label);
-    return params;
-  }
-
-  void add_sequences();
-  void add_states();
-  void add_params();
-  void build_body();
-  std::vector<Value> input_cotangents(const std::vector<Value>& outs);
-  Value init_cotangent(int state, const std::vector<Value>& outs);
-
-  AdjointContext& c_;
-  ir::Builder& b_;
-  const ir::ScanNode& n_;
-  const ScanInfo& fi_;
-  const ir::Graph& fwd_;
-  const std::vector<Value>& cot_;
-  const std::vector<bool>& needed_;
-  std::vector<Value> in_, out_;  // the forward scan's inputs and outputs, as primal values
-  StepReplay replay_;
-
-  Value steps_, back_steps_, first_;
-  ScanInfo info_;
-  std::vector<Value> inputs_;
-  std::shared_ptr<ir::Graph> body_ = std::make_shared<ir::Graph>();
-  std::vector<Value> results_;
-  std::map<int, Value> output_cotangent_;          // forward output -> its cotangent's row
-  std::map<std::pair<int, int64_t>, Value> lag_;   // (state, k) -> carried cotangent of X[t - k]
-  std::map<int, std::pair<int, int64_t>> lag_output_;  // backward output -> (state, k)
-  std::map<int, Value> sum_;                       // forward param -> carried sum of its cotangents
-  std::map<int, int> sum_output_;                  // forward param -> backward output
-  std::map<std::pair<int, int64_t>, int> seq_output_;  // (sequence, tap) -> backward output
-};
+BackwardOutputs BackwardScan::run() {
+  plan_steps();
+  add_sequences();
+  add_states();
+  add_params();
+  build_body();
+  outs_.outputs = b_.scan(std::move(inputs_), std::move(info_), body_, Dim::fresh_unknown(), c_.loc);
+  return outs_;
+}
 
 void BackwardScan::add_sequences() {
   // The forward sequences, over the rows the covered steps read.
@@ -181,10 +84,11 @@ void BackwardScan::add_sequences() {
   // Each state's history (init rows, then the rows of its result): X[t] and X[t - k].
   for (size_t i = 0; i < fi_.states.size(); ++i) {
     const ir::ScanState& st = fi_.states[i];
-    Value x = out_[i];
     int64_t lags = st.max_lag();
-    Value history = x;
-    if (lags > 0) {
+    Value history = s_.histories[i];
+    if (!history) history = s_.output_rows[i];
+    if (!s_.histories[i] && lags > 0) {
+      const Value& x = s_.output_rows[i];
       std::vector<Value> dims = dims_of(c_, x);
       std::vector<Dim> static_dims = x.type().shape;
       dims[0] = add(c_, dims[0], i64(c_, lags));
@@ -196,19 +100,21 @@ void BackwardScan::add_sequences() {
     }
     std::vector<int64_t> taps{0};
     for (int64_t k : st.lags) taps.push_back(-k);
+    history_.push_back(history);
     auto params = add_sequence(rows(c_, history, first_, add(c_, steps_, i64(c_, lags))), taps, st.name);
     for (size_t j = 0; j < st.lags.size(); ++j)
       replay_.give(fwd_.params[size_t(fi_.body_state_param(int(i), int(j)))], params.at(-st.lags[j]));
     if (!replay_.given(fwd_.results[i])) replay_.give(fwd_.results[i], params.at(0));
   }
   // The per-step outputs' rows, and the cotangents arriving at every output.
-  for (int o = int(fi_.states.size()); o < fi_.num_outputs() && !fi_.recompute_outputs; ++o) {
-    auto params = add_sequence(rows(c_, out_[size_t(o)], first_, steps_), {0}, fi_.output_name(o));
+  for (int o = int(fi_.states.size()); o < fi_.num_outputs(); ++o) {
+    if (!s_.output_rows[size_t(o)]) continue;
+    auto params = add_sequence(rows(c_, s_.output_rows[size_t(o)], first_, steps_), {0}, fi_.output_name(o));
     if (!replay_.given(fwd_.results[size_t(o)])) replay_.give(fwd_.results[size_t(o)], params.at(0));
   }
   for (int o = 0; o < fi_.num_outputs(); ++o) {
-    if (!cot_[size_t(o)]) continue;
-    output_cotangent_[o] = add_sequence(rows(c_, cot_[size_t(o)], first_, steps_), {0}, "d" + fi_.output_name(o)).at(0);
+    const Value& g = s_.cotangent_rows[size_t(o)];
+    if (g) output_cotangent_[o] = add_sequence(rows(c_, g, first_, steps_), {0}, "d" + fi_.output_name(o)).at(0);
   }
 }
 
@@ -216,7 +122,7 @@ void BackwardScan::add_states() {
   // One carried cotangent per state and lag: the one a step gives to X[t - k], read k steps later.
   for (size_t i = 0; i < fi_.states.size(); ++i) {
     if (!float_state(int(i))) continue;
-    const Value& x = out_[i];
+    const Value& x = history_[i];  // rows: the step's shape after the first dimension
     std::vector<Value> row_dims = dims_of(c_, x);
     std::vector<Dim> row_static = x.type().shape;
     row_dims.erase(row_dims.begin());
@@ -225,7 +131,9 @@ void BackwardScan::add_states() {
       std::vector<Value> dims = row_dims;
       std::vector<Dim> static_dims = row_static;
       if (k > 1) dims.insert(dims.begin(), i64(c_, k)), static_dims.insert(static_dims.begin(), Dim::constant(k));
-      inputs_.push_back(b_.fill(scalar(c_, x.type().dtype, 0), dims, static_dims, c_.loc));
+      auto carried = s_.carried_lags.find({int(i), k});
+      inputs_.push_back(carried != s_.carried_lags.end() ? carried->second
+                                                          : b_.fill(scalar(c_, x.type().dtype, 0), dims, static_dims, c_.loc));
       info_.states.push_back({"d" + fi_.states[i].name + "_" + std::to_string(k), {k}});
       lag_[{int(i), k}] = param(fwd_.results[i].type(), info_.states.back().name);
     }
@@ -233,7 +141,8 @@ void BackwardScan::add_states() {
   for (int p = 0; p < fi_.num_params; ++p) {
     if (!wants(fi_.param_input(p))) continue;
     const Value& w = in_[size_t(fi_.param_input(p))];
-    inputs_.push_back(zeros_like(c_, w));
+    auto carried = s_.carried_sums.find(p);
+    inputs_.push_back(carried != s_.carried_sums.end() ? carried->second : zeros_like(c_, w));
     info_.states.push_back({"d" + fwd_.params[size_t(fi_.body_param(p))].node->as<ir::ParamNode>()->name(), {1}});
     sum_[p] = param(w.type(), info_.states.back().name);
   }
@@ -250,6 +159,11 @@ void BackwardScan::add_params() {
   Value steps = param(Type(DType::I64), "steps");
   // The forward step of backward step s.
   Value t = sub(c_, sub(c_, steps, i64(c_, 1)), body_->params[0]);
+  if (s_.first_index) {
+    inputs_.push_back(s_.first_index);
+    t = add(c_, param(Type(DType::I64), "first_step"), t);
+    ++info_.num_params;
+  }
   replay_.give(fwd_.params[0], t);
 }
 
@@ -273,7 +187,7 @@ void BackwardScan::build_body() {
       wrt.push_back(fwd_.params[size_t(fi_.body_state_param(int(i), int(j)))]);
       int64_t k = fi_.states[i].lags[j];
       take.push_back([this, i, k](const Value& g) {
-        lag_output_[int(results_.size())] = {int(i), k};
+        outs_.lag_output[int(results_.size())] = {int(i), k};
         results_.push_back(g ? g : zeros_like(c_, lag_[{int(i), k}]));
       });
     }
@@ -281,7 +195,8 @@ void BackwardScan::build_body() {
   for (auto& [p, sum] : sum_) {
     wrt.push_back(fwd_.params[size_t(fi_.body_param(p))]);
     take.push_back([this, p = p, sum = sum](const Value& g) {
-      if (g) sum_output_[p] = int(results_.size());
+      outs_.sum_output[p] = int(results_.size());
+      outs_.sum_flows[p] = bool(g);
       results_.push_back(g ? add(c_, sum, g) : sum);
     });
   }
@@ -292,7 +207,7 @@ void BackwardScan::build_body() {
       int64_t k = fi_.sequences[i].taps[j];
       take.push_back([this, i, k](const Value& g) {
         if (!g) return;  // the step does not depend on this tap
-        seq_output_[{int(i), k}] = int(results_.size());
+        outs_.seq_output[{int(i), k}] = int(results_.size());
         results_.push_back(g);
         info_.outputs.push_back("d" + fi_.sequences[i].label + "@" + std::to_string(k));
       });
@@ -303,17 +218,17 @@ void BackwardScan::build_body() {
   body_->results = results_;
 }
 
-Value BackwardScan::init_cotangent(int state, const std::vector<Value>& outs) {
+Value BackwardScan::init_cotangent(int state, const BackwardOutputs& outs) {
   const ir::ScanState& st = fi_.states[size_t(state)];
   int64_t lags = st.max_lag();
   Value init = in_[size_t(fi_.init_input(state))];
   // Init row of X[-j] gets what the step t = k - j gave to lag k, at backward step steps - 1 - t.
   std::vector<Value> row_of(size_t(lags) + 1);
-  for (auto& [out, lag] : lag_output_) {
+  for (auto& [out, lag] : outs.lag_output) {
     if (lag.first != state) continue;
     int64_t k = lag.second;
     for (int64_t j = 1; j <= k; ++j) {
-      Value part = sum_rows(c_, last_rows(c_, outs[size_t(out)], k - j + 1, k - j));
+      Value part = sum_rows(c_, last_rows(c_, outs.outputs[size_t(out)], k - j + 1, k - j));
       row_of[size_t(j)] = row_of[size_t(j)] ? add(c_, row_of[size_t(j)], part) : part;
     }
   }
@@ -331,7 +246,7 @@ Value BackwardScan::init_cotangent(int state, const std::vector<Value>& outs) {
   return whole;
 }
 
-std::vector<Value> BackwardScan::input_cotangents(const std::vector<Value>& outs) {
+std::vector<Value> BackwardScan::input_cotangents(const BackwardOutputs& outs) {
   std::vector<Value> in(size_t(n_.num_inputs()));
   for (size_t i = 0; i < fi_.sequences.size(); ++i) {
     int input = fi_.sequence_input(int(i));
@@ -341,10 +256,10 @@ std::vector<Value> BackwardScan::input_cotangents(const std::vector<Value>& outs
     Value g;
     IndexSpec slice{IndexSpec::Kind::Slice, true, true};
     for (int64_t k : s.taps) {
-      auto out = seq_output_.find({int(i), k});
-      if (out == seq_output_.end()) continue;
+      auto out = outs.seq_output.find({int(i), k});
+      if (out == outs.seq_output.end()) continue;
       if (!g) g = zeros_like(c_, u);
-      Value d = outs[size_t(out->second)];
+      Value d = outs.outputs[size_t(out->second)];
       Value lo;
       if (!fi_.reverse) {
         d = flip_rows(c_, d);  // backward steps run last step first
@@ -360,11 +275,10 @@ std::vector<Value> BackwardScan::input_cotangents(const std::vector<Value>& outs
     int input = fi_.init_input(int(i));
     if (wants(input) && fi_.states[i].max_lag() > 0) in[size_t(input)] = init_cotangent(int(i), outs);
   }
-  for (auto& [p, out] : sum_output_) in[size_t(fi_.param_input(p))] = sum_rows(c_, last_rows(c_, outs[size_t(out)], 1, 0));
+  for (auto& [p, out] : outs.sum_output)
+    if (outs.sum_flows.at(p)) in[size_t(fi_.param_input(p))] = sum_rows(c_, last_rows(c_, outs.outputs[size_t(out)], 1, 0));
   return in;
 }
-
-}  // namespace
 
 std::vector<Value> rule_Scan(AdjointContext& ctx, const ir::Node& node, const std::vector<Value>& output_cotangents,
                              const std::vector<bool>& needed) {
@@ -372,7 +286,8 @@ std::vector<Value> rule_Scan(AdjointContext& ctx, const ir::Node& node, const st
   // With truncation the backward pass covers the last N steps only; checkpoints are not used then.
   if (scan.info().checkpoint > 0 && scan.info().truncate_gradient < 0)
     return checkpointed_adjoint(ctx, scan, output_cotangents, needed);
-  return BackwardScan(ctx, scan, output_cotangents, needed).run();
+  BackwardScan backward(ctx, scan, whole_scan(ctx, scan, output_cotangents), needed);
+  return backward.input_cotangents(backward.run());
 }
 
 }  // namespace scangen::autodiff

@@ -237,7 +237,6 @@ void DotPrinter::scan(const ScanNode& n) {
   if (info.has_until) flags += " until";
   if (info.truncate_gradient != -1) flags += " truncate_gradient=" + std::to_string(info.truncate_gradient);
   if (info.checkpoint != 0) flags += " checkpoint=" + std::to_string(info.checkpoint);
-  if (info.recompute_outputs) flags += " recompute_outputs";
   if (!flags.empty()) opts.push_back(flags.substr(1));
   for (size_t i = 0; i < info.sequences.size(); ++i)
     opts.push_back("sequence " + ref(n.input(info.sequence_input(int(i)))) + " taps " + int_list(info.sequences[i].taps));

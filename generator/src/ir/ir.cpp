@@ -141,8 +141,7 @@ std::string ScanSequence::taps_text() const {
 
 bool ScanInfo::operator==(const ScanInfo& o) const {
   if (has_steps != o.has_steps || reverse != o.reverse || has_until != o.has_until ||
-      truncate_gradient != o.truncate_gradient || checkpoint != o.checkpoint ||
-      recompute_outputs != o.recompute_outputs || index_name != o.index_name ||
+      truncate_gradient != o.truncate_gradient || checkpoint != o.checkpoint || index_name != o.index_name ||
       outputs != o.outputs || num_params != o.num_params || windows != o.windows ||
       sequences.size() != o.sequences.size() || states.size() != o.states.size())
     return false;

@@ -370,10 +370,6 @@ struct ScanInfo {
   // checkpoint = N (0: none): the backward pass of a gradient keeps the states of every N-th step
   // and recomputes the others (autodiff/scan_adjoint.cpp).
   int64_t checkpoint = 0;
-  // Set on the segment scan a checkpointed gradient builds (autodiff/checkpoint.cpp): its backward
-  // pass recomputes the per-step outputs (the segments' rows) instead of reading them, so that
-  // only the states (the checkpoints) are kept.
-  bool recompute_outputs = false;
   std::string index_name = "t";
   std::vector<ScanSequence> sequences;
   std::vector<ScanState> states;

@@ -34,7 +34,6 @@ class Printer {
     if (info.has_until) s += " until";
     if (info.truncate_gradient != -1) s += " truncate_gradient=" + std::to_string(info.truncate_gradient);
     if (info.checkpoint != 0) s += " checkpoint=" + std::to_string(info.checkpoint);
-    if (info.recompute_outputs) s += " recompute_outputs";
     if (!info.sequences.empty()) {
       s += " sequences(";
       for (size_t i = 0; i < info.sequences.size(); ++i) {

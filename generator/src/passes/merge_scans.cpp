@@ -113,7 +113,7 @@ bool same_until(const ir::ScanNode& a, const ir::ScanNode& b) {
 
 bool can_merge(const ir::ScanNode& a, const ir::ScanNode& b) {
   const ir::ScanInfo &x = a.info(), &y = b.info();
-  return x.reverse == y.reverse && x.has_until == y.has_until && x.truncate_gradient == y.truncate_gradient && x.checkpoint == y.checkpoint && x.recompute_outputs == y.recompute_outputs &&
+  return x.reverse == y.reverse && x.has_until == y.has_until && x.truncate_gradient == y.truncate_gradient && x.checkpoint == y.checkpoint &&
          same_number_of_steps(a, b) && !scan_can_fail(a) && !scan_can_fail(b) && !reads(a, b) && !reads(b, a) &&
          (!x.has_until || same_until(a, b));
 }
