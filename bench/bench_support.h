@@ -3,6 +3,7 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -63,6 +64,25 @@ inline void add_default_flags(std::vector<char*>& args) {
   static char interleave[] = "--benchmark_enable_random_interleaving=true";
   static char aggregates[] = "--benchmark_report_aggregates_only=true";
   args.insert(args.begin() + 1, {repetitions, interleave, aggregates});
+}
+
+// The main of a comparison: freed result buffers stay in the heap for every side (so that the runs
+// time the loops, not the kernel zeroing fresh pages), the default flags, the runs, then `report`
+// with each benchmark's time.
+template <class Report> int run_comparison(int argc, char** argv, Report report) {
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  std::vector<char*> args(argv, argv + argc);
+  add_default_flags(args);
+  argc = int(args.size());
+  argv = args.data();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  TimesReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  report(reporter);
+  benchmark::Shutdown();
+  return 0;
 }
 
 }  // namespace scangen_bench

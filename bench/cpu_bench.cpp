@@ -167,20 +167,4 @@ void print_ratios(const scangen_bench::TimesReporter& times) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Keep freed result buffers in the heap for both sides, so that the runs time the loops and not
-  // the kernel zeroing fresh pages for every call.
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  std::vector<char*> args(argv, argv + argc);
-  scangen_bench::add_default_flags(args);
-  argc = int(args.size());
-  argv = args.data();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  scangen_bench::TimesReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  print_ratios(reporter);
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return scangen_bench::run_comparison(argc, argv, print_ratios); }

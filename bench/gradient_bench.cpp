@@ -196,21 +196,11 @@ void print_ratios(const scangen_bench::TimesReporter& times) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  std::vector<char*> args(argv, argv + argc);
-  scangen_bench::add_default_flags(args);
-  argc = int(args.size());
-  argv = args.data();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  scangen_bench::TimesReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  print_ratios(reporter);
-  // Freed memory must go back to the system between the calls measured.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
-  checkpoint_memory();
-  benchmark::Shutdown();
-  return 0;
+  return scangen_bench::run_comparison(argc, argv, [](const scangen_bench::TimesReporter& times) {
+    print_ratios(times);
+    // Freed memory must go back to the system between the calls measured.
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    checkpoint_memory();
+  });
 }

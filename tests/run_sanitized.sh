@@ -22,6 +22,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Sanitized code runs several times slower: fewer random programs than the plain run (1000).
 export SCANGEN_EQUIVALENCE_PROGRAMS="${SCANGEN_EQUIVALENCE_PROGRAMS:-200}"
 export SCANGEN_EQUIVALENCE_CUDA_PROGRAMS="${SCANGEN_EQUIVALENCE_CUDA_PROGRAMS:-200}"
+# The gradient checker's random programs (200 in the plain run): their gradients compiled twice by
+# the sanitized JIT are most of their time; the samples' gradients run in full.
+export SCANGEN_GRADCHECK_PROGRAMS="${SCANGEN_GRADCHECK_PROGRAMS:-50}"
 # Not the tests labelled cuda_compiler (tests/cuda/CMakeLists.txt): nvcc and NVRTC, which take
 # their time, are not instrumented (504 of the sanitized run's 1,924 test-seconds went to them).
 ctest --test-dir "$build" --output-on-failure -j2 -LE cuda_compiler "$@"

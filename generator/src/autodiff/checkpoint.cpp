@@ -57,8 +57,8 @@ class Checkpointed {
                                     const Value& first, const Value& count);
   std::vector<Value> segment_rows(const std::vector<Value>& inputs, const Value& first, const Value& count);
   std::shared_ptr<ir::Graph> offset_step();
-  Value last_window(int64_t rows_kept, const Value& window, const Value& rows_of_segment, const Value& count);
-  Value history(size_t state, const Value& window, const Value& rows_of_segment, const Value& count);
+  Value last_window(int64_t rows_kept, const Value& window, const Value& rows_of_segment);
+  Value history(size_t state, const Value& window, const Value& rows_of_segment);
   std::vector<Value> checkpoints();
   BackwardOutputs segments_backward(const std::vector<Value>& starts);
   std::vector<Value> input_cotangents(const BackwardOutputs& outs);
@@ -130,29 +130,14 @@ std::vector<Value> Checkpointed::segment_rows(const std::vector<Value>& inputs, 
 }
 
 // The last `rows_kept` rows of (window, the segment's rows): a lag-k state's init for what follows.
-Value Checkpointed::last_window(int64_t rows_kept, const Value& window, const Value& rows_of_segment, const Value& count) {
+Value Checkpointed::last_window(int64_t rows_kept, const Value& window, const Value& rows_of_segment) {
   if (rows_kept == 1) return b_.index(rows_of_segment, {IndexSpec{}}, {i64(c_, -1)}, c_.loc);
-  std::vector<Value> dims = dims_of(c_, rows_of_segment);
-  std::vector<Dim> static_dims = rows_of_segment.type().shape;
-  dims[0] = add(c_, count, i64(c_, rows_kept));
-  static_dims[0] = Dim::fresh_unknown();
-  Value both = b_.fill(scalar(c_, window.type().dtype, 0), dims, static_dims, c_.loc);
-  both = b_.update(both, window, {slice(true, true)}, {i64(c_, 0), i64(c_, rows_kept)}, false, c_.loc);
-  both = b_.update(both, rows_of_segment, {slice(true, false)}, {i64(c_, rows_kept)}, false, c_.loc);
-  return last_rows(c_, both, rows_kept, 0);
+  return last_rows(c_, rows_after(c_, window, rows_kept, rows_of_segment), rows_kept, 0);
 }
 
 // A state's rows before the segment (its window) then the segment's rows.
-Value Checkpointed::history(size_t state, const Value& window, const Value& rows_of_segment, const Value& count) {
-  int64_t l = lags(state);
-  if (l == 0) return rows_of_segment;
-  std::vector<Value> dims = dims_of(c_, rows_of_segment);
-  std::vector<Dim> static_dims = rows_of_segment.type().shape;
-  dims[0] = add(c_, count, i64(c_, l));
-  static_dims[0] = Dim::fresh_unknown();
-  Value h = b_.fill(scalar(c_, window.type().dtype, 0), dims, static_dims, c_.loc);
-  h = b_.update(h, window, {slice(true, true)}, {i64(c_, 0), i64(c_, l)}, false, c_.loc);
-  return b_.update(h, rows_of_segment, {slice(true, false)}, {i64(c_, l)}, false, c_.loc);
+Value Checkpointed::history(size_t state, const Value& window, const Value& rows_of_segment) {
+  return lags(state) == 0 ? rows_of_segment : rows_after(c_, window, lags(state), rows_of_segment);
 }
 
 // The forward scan over the segments: per state read at earlier steps, its window at the start of
@@ -178,7 +163,7 @@ std::vector<Value> Checkpointed::checkpoints() {
   Value count = b_.binary(BinaryOp::Min, i64(c_, fi_.checkpoint), sub(c_, steps, first), c_.loc);
   std::vector<Value> rows_of = segment_rows(segment_inputs(here, windows, first, count), first, count);
   for (size_t i = 0; i < fi_.states.size(); ++i)
-    if (windows[i]) body->results.push_back(last_window(lags(i), windows[i], rows_of[i], count));
+    if (windows[i]) body->results.push_back(last_window(lags(i), windows[i], rows_of[i]));
   for (size_t i = 0; i < fi_.states.size(); ++i) {
     if (!windows[i]) continue;
     body->results.push_back(windows[i]);
@@ -265,7 +250,7 @@ BackwardOutputs Checkpointed::segments_backward(const std::vector<Value>& starts
   st.first = i64(c_, 0);
   st.first_index = first;
   st.inputs = seg_inputs;
-  for (size_t i = 0; i < fi_.states.size(); ++i) st.histories.push_back(history(i, windows[i], rows_of[i], count));
+  for (size_t i = 0; i < fi_.states.size(); ++i) st.histories.push_back(history(i, windows[i], rows_of[i]));
   st.output_rows = rows_of;
   for (int o = 0; o < fi_.num_outputs(); ++o)
     st.cotangent_rows.push_back(blocks[size_t(o)] ? rows(c_, blocks[size_t(o)], i64(c_, 0), count) : Value());
@@ -277,7 +262,7 @@ BackwardOutputs Checkpointed::segments_backward(const std::vector<Value>& starts
   for (auto& [out, lag] : seg.lag_output) {
     const Value& carried = st.carried_lags.at(lag);
     result.lag_output[int(body->results.size())] = lag;
-    body->results.push_back(last_window(lag.second, carried, seg.outputs[size_t(out)], count));
+    body->results.push_back(last_window(lag.second, carried, seg.outputs[size_t(out)]));
   }
   for (auto& [p, out] : seg.sum_output) {
     result.sum_output[p] = int(body->results.size());
@@ -325,14 +310,10 @@ std::vector<Value> Checkpointed::input_cotangents(const BackwardOutputs& outs) {
   for (size_t i = 0; i < fi_.sequences.size(); ++i) {
     int input = fi_.sequence_input(int(i));
     if (!wants(input)) continue;
-    const ir::ScanSequence& s = fi_.sequences[i];
-    const Value& u = in_[size_t(input)];
-    Value g;
-    for (int64_t k : s.taps) {
+    // Segments last first, each in step order: flipped, laid end to end, cut to the steps.
+    auto rows_of = [&](int64_t k) {
       auto out = outs.seq_output.find({int(i), k});
-      if (out == outs.seq_output.end()) continue;
-      if (!g) g = zeros_like(c_, u);
-      // Segments last first, each in step order: flipped, laid end to end, cut to the steps.
+      if (out == outs.seq_output.end()) return Value();
       const Value& blocks = outs.outputs[size_t(out->second)];
       std::vector<Value> dims = dims_of(c_, blocks);
       std::vector<Dim> static_dims = blocks.type().shape;
@@ -340,17 +321,9 @@ std::vector<Value> Checkpointed::input_cotangents(const BackwardOutputs& outs) {
       static_dims.erase(static_dims.begin());
       dims[0] = mul(c_, segments(steps_), i64(c_, fi_.checkpoint));
       static_dims[0] = Dim::fresh_unknown();
-      Value d = rows(c_, b_.reshape(flip_rows(c_, blocks), dims, static_dims, c_.loc), i64(c_, 0), steps_);
-      Value lo;
-      if (!fi_.reverse) {
-        lo = add(c_, i64(c_, 0), i64(c_, k - s.min_tap()));
-      } else {
-        d = flip_rows(c_, d);
-        lo = add(c_, sub(c_, b_.dim_size(u, 0, c_.loc), steps_), i64(c_, k - s.max_tap()));
-      }
-      g = b_.update(g, d, {slice(true, true)}, {lo, add(c_, lo, steps_)}, true, c_.loc);
-    }
-    in[size_t(input)] = g;
+      return rows(c_, b_.reshape(flip_rows(c_, blocks), dims, static_dims, c_.loc), i64(c_, 0), steps_);
+    };
+    in[size_t(input)] = sequence_cotangent(c_, fi_, int(i), in_[size_t(input)], rows_of, true, i64(c_, 0), steps_, steps_);
   }
   for (size_t i = 0; i < fi_.states.size(); ++i) {
     int input = fi_.init_input(int(i));

@@ -87,17 +87,7 @@ void BackwardScan::add_sequences() {
     int64_t lags = st.max_lag();
     Value history = s_.histories[i];
     if (!history) history = s_.output_rows[i];
-    if (!s_.histories[i] && lags > 0) {
-      const Value& x = s_.output_rows[i];
-      std::vector<Value> dims = dims_of(c_, x);
-      std::vector<Dim> static_dims = x.type().shape;
-      dims[0] = add(c_, dims[0], i64(c_, lags));
-      static_dims[0] = static_dims[0].plus(lags);
-      history = b_.fill(scalar(c_, x.type().dtype, 0), dims, static_dims, c_.loc);
-      IndexSpec slice{IndexSpec::Kind::Slice, true, true};
-      history = b_.update(history, in_[size_t(fi_.init_input(int(i)))], {slice}, {i64(c_, 0), i64(c_, lags)}, false, c_.loc);
-      history = b_.update(history, x, {IndexSpec{IndexSpec::Kind::Slice, true, false}}, {i64(c_, lags)}, false, c_.loc);
-    }
+    if (!s_.histories[i] && lags > 0) history = rows_after(c_, in_[size_t(fi_.init_input(int(i)))], lags, history);
     std::vector<int64_t> taps{0};
     for (int64_t k : st.lags) taps.push_back(-k);
     history_.push_back(history);
@@ -246,30 +236,41 @@ Value BackwardScan::init_cotangent(int state, const BackwardOutputs& outs) {
   return whole;
 }
 
+Value sequence_cotangent(AdjointContext& c, const ScanInfo& fi, int seq, const Value& u,
+                         const std::function<Value(int64_t)>& rows_of, bool in_step_order, const Value& first,
+                         const Value& steps, const Value& back_steps) {
+  ir::Builder& b = c.builder;
+  const ir::ScanSequence& s = fi.sequences[size_t(seq)];
+  Value g;
+  for (int64_t k : s.taps) {
+    Value d = rows_of(k);
+    if (!d) continue;
+    if (!g) g = zeros_like(c, u);
+    Value lo;
+    if (!fi.reverse) {
+      // Step t read row first + t + k - m: rows in step order.
+      if (!in_step_order) d = flip_rows(c, d);
+      lo = add(c, first, i64(c, k - s.min_tap()));
+    } else {
+      // From the end: the last step covered read the lowest row.
+      if (in_step_order) d = flip_rows(c, d);
+      lo = add(c, sub(c, b.dim_size(u, 0, c.loc), steps), i64(c, k - s.max_tap()));
+    }
+    g = b.update(g, d, {IndexSpec{IndexSpec::Kind::Slice, true, true}}, {lo, add(c, lo, back_steps)}, true, c.loc);
+  }
+  return g;
+}
+
 std::vector<Value> BackwardScan::input_cotangents(const BackwardOutputs& outs) {
   std::vector<Value> in(size_t(n_.num_inputs()));
   for (size_t i = 0; i < fi_.sequences.size(); ++i) {
     int input = fi_.sequence_input(int(i));
     if (!wants(input)) continue;
-    const ir::ScanSequence& s = fi_.sequences[i];
-    Value u = in_[size_t(input)];
-    Value g;
-    IndexSpec slice{IndexSpec::Kind::Slice, true, true};
-    for (int64_t k : s.taps) {
+    auto rows_of = [&](int64_t k) {
       auto out = outs.seq_output.find({int(i), k});
-      if (out == outs.seq_output.end()) continue;
-      if (!g) g = zeros_like(c_, u);
-      Value d = outs.outputs[size_t(out->second)];
-      Value lo;
-      if (!fi_.reverse) {
-        d = flip_rows(c_, d);  // backward steps run last step first
-        lo = add(c_, first_, i64(c_, k - s.min_tap()));
-      } else {
-        lo = add(c_, sub(c_, b_.dim_size(u, 0, c_.loc), steps_), i64(c_, k - s.max_tap()));
-      }
-      g = b_.update(g, d, {slice}, {lo, add(c_, lo, back_steps_)}, true, c_.loc);
-    }
-    in[size_t(input)] = g;
+      return out == outs.seq_output.end() ? Value() : outs.outputs[size_t(out->second)];
+    };
+    in[size_t(input)] = sequence_cotangent(c_, fi_, int(i), in_[size_t(input)], rows_of, false, first_, steps_, back_steps_);
   }
   for (size_t i = 0; i < fi_.states.size(); ++i) {
     int input = fi_.init_input(int(i));

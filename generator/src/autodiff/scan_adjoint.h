@@ -2,6 +2,7 @@
 // one (checkpoint.cpp), which runs it once per segment.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -41,6 +42,14 @@ struct BackwardOutputs {
   std::map<int, bool> sum_flows;                       // param -> whether any cotangent reached it
   std::map<std::pair<int, int64_t>, int> seq_output;   // (sequence, tap) -> output: per-step rows
 };
+
+// The cotangent of sequence `seq` of a forward scan (its value `u`): the rows each tap read get
+// that tap's cotangent rows, summed over taps; empty when no tap got any. `rows_of(k)` gives tap
+// k's rows for the steps covered (empty: none), in step order when `in_step_order`, else last step
+// first; the steps covered are the last `back_steps` of `steps`, from `first` on.
+Value sequence_cotangent(AdjointContext& c, const ir::ScanInfo& fi, int seq, const Value& u,
+                         const std::function<Value(int64_t)>& rows_of, bool in_step_order, const Value& first,
+                         const Value& steps, const Value& back_steps);
 
 // The plain rule's stretch: all the steps taken (the last truncate_gradient ones).
 Stretch whole_scan(AdjointContext& ctx, const ir::ScanNode& n, const std::vector<Value>& output_cotangents);

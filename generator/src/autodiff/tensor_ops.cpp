@@ -94,6 +94,17 @@ Value last_rows(AdjointContext& c, const Value& x, int64_t from, int64_t to) {
   return rows(c, x, i64(c, -from), i64(c, -to));
 }
 
+Value rows_after(AdjointContext& c, const Value& before, int64_t count, const Value& rows) {
+  ir::Builder& b = c.builder;
+  std::vector<Value> dims = dims_of(c, rows);
+  std::vector<Dim> static_dims = rows.type().shape;
+  dims[0] = add(c, dims[0], i64(c, count));
+  static_dims[0] = static_dims[0].plus(count);
+  Value both = b.fill(scalar(c, rows.type().dtype, 0), dims, static_dims, c.loc);
+  both = b.update(both, before, {IndexSpec{IndexSpec::Kind::Slice, true, true}}, {i64(c, 0), i64(c, count)}, false, c.loc);
+  return b.update(both, rows, {IndexSpec{IndexSpec::Kind::Slice, true, false}}, {i64(c, count)}, false, c.loc);
+}
+
 Value flip_rows(AdjointContext& c, const Value& x) {
   ir::Builder& b = c.builder;
   ir::ScanInfo info;

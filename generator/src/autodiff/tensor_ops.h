@@ -35,6 +35,9 @@ Value rows(AdjointContext& c, const Value& x, Value lo, Value hi);
 // x[-from:-to] (x[-from:] when to is 0): among the last rows, clamped like Python (empty when x has
 // no more than `to` rows). save-mem keeps only the last `from` rows of a scan output read so.
 Value last_rows(AdjointContext& c, const Value& x, int64_t from, int64_t to);
+// `before` (count rows, or one row when `before` has the shape of a row) followed by the rows of
+// `rows`: a state's history (its init, then its results).
+Value rows_after(AdjointContext& c, const Value& before, int64_t count, const Value& rows);
 // The rows of x in the opposite order (a reverse scan that copies its sequence).
 Value flip_rows(AdjointContext& c, const Value& x);
 // The transpose of a matrix (a scan over its columns).
