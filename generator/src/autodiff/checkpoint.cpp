@@ -306,32 +306,26 @@ Value Checkpointed::init_cotangent(size_t state, const BackwardOutputs& outs) {
 }
 
 std::vector<Value> Checkpointed::input_cotangents(const BackwardOutputs& outs) {
-  std::vector<Value> in(size_t(n_.num_inputs()));
-  for (size_t i = 0; i < fi_.sequences.size(); ++i) {
-    int input = fi_.sequence_input(int(i));
-    if (!wants(input)) continue;
-    // Segments last first, each in step order: flipped, laid end to end, cut to the steps.
-    auto rows_of = [&](int64_t k) {
-      auto out = outs.seq_output.find({int(i), k});
-      if (out == outs.seq_output.end()) return Value();
-      const Value& blocks = outs.outputs[size_t(out->second)];
-      std::vector<Value> dims = dims_of(c_, blocks);
-      std::vector<Dim> static_dims = blocks.type().shape;
-      dims.erase(dims.begin());
-      static_dims.erase(static_dims.begin());
-      dims[0] = mul(c_, segments(steps_), i64(c_, fi_.checkpoint));
-      static_dims[0] = Dim::fresh_unknown();
-      return rows(c_, b_.reshape(flip_rows(c_, blocks), dims, static_dims, c_.loc), i64(c_, 0), steps_);
-    };
-    in[size_t(input)] = sequence_cotangent(c_, fi_, int(i), in_[size_t(input)], rows_of, true, i64(c_, 0), steps_, steps_);
-  }
-  for (size_t i = 0; i < fi_.states.size(); ++i) {
-    int input = fi_.init_input(int(i));
-    if (wants(input) && lags(i) > 0) in[size_t(input)] = init_cotangent(i, outs);
-  }
-  for (auto& [p, out] : outs.sum_output)
-    if (outs.sum_flows.at(p)) in[size_t(fi_.param_input(p))] = sum_rows(c_, last_rows(c_, outs.outputs[size_t(out)], 1, 0));
-  return in;
+  CotangentSources sources;
+  // Segments last first, each in step order: flipped, laid end to end, cut to the steps.
+  sources.sequence_rows = [&](int seq, int64_t k) {
+    auto out = outs.seq_output.find({seq, k});
+    if (out == outs.seq_output.end()) return Value();
+    const Value& blocks = outs.outputs[size_t(out->second)];
+    std::vector<Value> dims = dims_of(c_, blocks);
+    std::vector<Dim> static_dims = blocks.type().shape;
+    dims.erase(dims.begin());
+    static_dims.erase(static_dims.begin());
+    dims[0] = mul(c_, segments(steps_), i64(c_, fi_.checkpoint));
+    static_dims[0] = Dim::fresh_unknown();
+    return rows(c_, b_.reshape(flip_rows(c_, blocks), dims, static_dims, c_.loc), i64(c_, 0), steps_);
+  };
+  sources.in_step_order = true;
+  sources.first = i64(c_, 0);
+  sources.steps = steps_;
+  sources.back_steps = steps_;
+  sources.init_cotangent = [&](int state) { return init_cotangent(size_t(state), outs); };
+  return scan_input_cotangents(c_, fi_, in_, needed_, outs, sources);
 }
 
 }  // namespace

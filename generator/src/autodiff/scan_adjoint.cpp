@@ -48,7 +48,7 @@ Stretch whole_scan(AdjointContext& ctx, const ir::ScanNode& n, const std::vector
 }
 
 BackwardScan::BackwardScan(AdjointContext& ctx, const ir::ScanNode& n, Stretch stretch, const std::vector<bool>& needed)
-    : c_(ctx), b_(ctx.builder), n_(n), fi_(n.info()), fwd_(n.body()), s_(std::move(stretch)), needed_(needed),
+    : c_(ctx), b_(ctx.builder), fi_(n.info()), fwd_(n.body()), s_(std::move(stretch)), needed_(needed),
       in_(s_.inputs), replay_(ctx.builder), steps_(s_.steps), back_steps_(s_.back_steps), first_(s_.first) {}
 
 BackwardOutputs BackwardScan::run() {
@@ -236,49 +236,64 @@ Value BackwardScan::init_cotangent(int state, const BackwardOutputs& outs) {
   return whole;
 }
 
-Value sequence_cotangent(AdjointContext& c, const ScanInfo& fi, int seq, const Value& u,
-                         const std::function<Value(int64_t)>& rows_of, bool in_step_order, const Value& first,
-                         const Value& steps, const Value& back_steps) {
+namespace {
+
+// The cotangent of sequence `seq` (its value `u`): the rows each tap read get that tap's cotangent
+// rows, summed over taps; empty when no tap got any.
+Value sequence_cotangent(AdjointContext& c, const ScanInfo& fi, int seq, const Value& u, const CotangentSources& src) {
   ir::Builder& b = c.builder;
   const ir::ScanSequence& s = fi.sequences[size_t(seq)];
   Value g;
   for (int64_t k : s.taps) {
-    Value d = rows_of(k);
+    Value d = src.sequence_rows(seq, k);
     if (!d) continue;
     if (!g) g = zeros_like(c, u);
     Value lo;
     if (!fi.reverse) {
       // Step t read row first + t + k - m: rows in step order.
-      if (!in_step_order) d = flip_rows(c, d);
-      lo = add(c, first, i64(c, k - s.min_tap()));
+      if (!src.in_step_order) d = flip_rows(c, d);
+      lo = add(c, src.first, i64(c, k - s.min_tap()));
     } else {
       // From the end: the last step covered read the lowest row.
-      if (in_step_order) d = flip_rows(c, d);
-      lo = add(c, sub(c, b.dim_size(u, 0, c.loc), steps), i64(c, k - s.max_tap()));
+      if (src.in_step_order) d = flip_rows(c, d);
+      lo = add(c, sub(c, b.dim_size(u, 0, c.loc), src.steps), i64(c, k - s.max_tap()));
     }
-    g = b.update(g, d, {IndexSpec{IndexSpec::Kind::Slice, true, true}}, {lo, add(c, lo, back_steps)}, true, c.loc);
+    g = b.update(g, d, {IndexSpec{IndexSpec::Kind::Slice, true, true}}, {lo, add(c, lo, src.back_steps)}, true, c.loc);
   }
   return g;
 }
 
-std::vector<Value> BackwardScan::input_cotangents(const BackwardOutputs& outs) {
-  std::vector<Value> in(size_t(n_.num_inputs()));
-  for (size_t i = 0; i < fi_.sequences.size(); ++i) {
-    int input = fi_.sequence_input(int(i));
-    if (!wants(input)) continue;
-    auto rows_of = [&](int64_t k) {
-      auto out = outs.seq_output.find({int(i), k});
-      return out == outs.seq_output.end() ? Value() : outs.outputs[size_t(out->second)];
-    };
-    in[size_t(input)] = sequence_cotangent(c_, fi_, int(i), in_[size_t(input)], rows_of, false, first_, steps_, back_steps_);
+}  // namespace
+
+std::vector<Value> scan_input_cotangents(AdjointContext& c, const ScanInfo& fi, const std::vector<Value>& inputs,
+                                         const std::vector<bool>& needed, const BackwardOutputs& outs,
+                                         const CotangentSources& sources) {
+  auto wants = [&](int input) { return needed[size_t(input)] && is_float(inputs[size_t(input)].type().dtype); };
+  std::vector<Value> in(inputs.size());
+  for (size_t i = 0; i < fi.sequences.size(); ++i) {
+    int input = fi.sequence_input(int(i));
+    if (wants(input)) in[size_t(input)] = sequence_cotangent(c, fi, int(i), inputs[size_t(input)], sources);
   }
-  for (size_t i = 0; i < fi_.states.size(); ++i) {
-    int input = fi_.init_input(int(i));
-    if (wants(input) && fi_.states[i].max_lag() > 0) in[size_t(input)] = init_cotangent(int(i), outs);
+  for (size_t i = 0; i < fi.states.size(); ++i) {
+    int input = fi.init_input(int(i));
+    if (wants(input) && fi.states[i].max_lag() > 0) in[size_t(input)] = sources.init_cotangent(int(i));
   }
   for (auto& [p, out] : outs.sum_output)
-    if (outs.sum_flows.at(p)) in[size_t(fi_.param_input(p))] = sum_rows(c_, last_rows(c_, outs.outputs[size_t(out)], 1, 0));
+    if (outs.sum_flows.at(p)) in[size_t(fi.param_input(p))] = sum_rows(c, last_rows(c, outs.outputs[size_t(out)], 1, 0));
   return in;
+}
+
+std::vector<Value> BackwardScan::input_cotangents(const BackwardOutputs& outs) {
+  CotangentSources sources;
+  sources.sequence_rows = [&](int seq, int64_t k) {
+    auto out = outs.seq_output.find({seq, k});
+    return out == outs.seq_output.end() ? Value() : outs.outputs[size_t(out->second)];
+  };
+  sources.first = first_;
+  sources.steps = steps_;
+  sources.back_steps = back_steps_;
+  sources.init_cotangent = [&](int state) { return init_cotangent(state, outs); };
+  return scan_input_cotangents(c_, fi_, in_, needed_, outs, sources);
 }
 
 std::vector<Value> rule_Scan(AdjointContext& ctx, const ir::Node& node, const std::vector<Value>& output_cotangents,

@@ -43,13 +43,23 @@ struct BackwardOutputs {
   std::map<std::pair<int, int64_t>, int> seq_output;   // (sequence, tap) -> output: per-step rows
 };
 
-// The cotangent of sequence `seq` of a forward scan (its value `u`): the rows each tap read get
-// that tap's cotangent rows, summed over taps; empty when no tap got any. `rows_of(k)` gives tap
-// k's rows for the steps covered (empty: none), in step order when `in_step_order`, else last step
-// first; the steps covered are the last `back_steps` of `steps`, from `first` on.
-Value sequence_cotangent(AdjointContext& c, const ir::ScanInfo& fi, int seq, const Value& u,
-                         const std::function<Value(int64_t)>& rows_of, bool in_step_order, const Value& first,
-                         const Value& steps, const Value& back_steps);
+// Where a rule's backward scan left the cotangents of the forward scan's inputs.
+struct CotangentSources {
+  // Tap k of sequence `seq`: its cotangent rows for the steps covered (empty: none), in step order
+  // when `in_step_order`, else last step first; the steps covered are the last `back_steps` of
+  // `steps`, from `first` on.
+  std::function<Value(int seq, int64_t tap)> sequence_rows;
+  bool in_step_order = false;
+  Value first, steps, back_steps;
+  std::function<Value(int state)> init_cotangent;  // a state's init (read at earlier steps)
+};
+
+// The cotangents of a forward scan's inputs (`inputs`, as the rule sees them): each sequence's
+// rows from its taps' rows, each init from `init_cotangent`, each param from its sum's last row;
+// empty where not needed, not float or not reached.
+std::vector<Value> scan_input_cotangents(AdjointContext& c, const ir::ScanInfo& fi, const std::vector<Value>& inputs,
+                                         const std::vector<bool>& needed, const BackwardOutputs& outs,
+                                         const CotangentSources& sources);
 
 // The plain rule's stretch: all the steps taken (the last truncate_gradient ones).
 Stretch whole_scan(AdjointContext& ctx, const ir::ScanNode& n, const std::vector<Value>& output_cotangents);
@@ -141,7 +151,6 @@ class BackwardScan {
 
   AdjointContext& c_;
   ir::Builder& b_;
-  const ir::ScanNode& n_;
   const ir::ScanInfo& fi_;
   const ir::Graph& fwd_;
   Stretch s_;
