@@ -25,6 +25,9 @@ export SCANGEN_EQUIVALENCE_CUDA_PROGRAMS="${SCANGEN_EQUIVALENCE_CUDA_PROGRAMS:-2
 # The gradient checker's random programs (200 in the plain run): their gradients compiled twice by
 # the sanitized JIT are most of their time; the samples' gradients run in full.
 export SCANGEN_GRADCHECK_PROGRAMS="${SCANGEN_GRADCHECK_PROGRAMS:-50}"
+# The samples' gradients emitted at -O2 only (-O0 in the plain run): compiling their code under
+# the sanitizers took 286 of gradcheck_samples' 290 s, half of it at -O0.
+export SCANGEN_GRADCHECK_LEVELS="${SCANGEN_GRADCHECK_LEVELS:-2}"
 # Not the tests labelled cuda_compiler (tests/cuda/CMakeLists.txt): nvcc and NVRTC, which take
 # their time, are not instrumented (504 of the sanitized run's 1,924 test-seconds went to them).
 ctest --test-dir "$build" --output-on-failure -j2 -LE cuda_compiler "$@"

@@ -6,6 +6,7 @@
 #define BOOST_TEST_MODULE gradcheck
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -31,6 +32,20 @@ int64_t env_int(const char* name, int64_t fallback) {
   return v && *v ? std::atoll(v) : fallback;
 }
 
+// The -O levels checked: SCANGEN_GRADCHECK_LEVELS ("0,2" by default; the sanitized run checks
+// only 2, whose programs pass through every rewrite, as its compiles take five times as long).
+std::vector<int> levels() {
+  const char* v = std::getenv("SCANGEN_GRADCHECK_LEVELS");
+  std::string text = v && *v ? v : "0,2";
+  std::vector<int> out;
+  for (char ch : text) {
+    if (ch == ',' || ch == ' ') continue;
+    BOOST_REQUIRE_MESSAGE(ch == '0' || ch == '2', "SCANGEN_GRADCHECK_LEVELS takes 0 and 2, not \"" << text << "\"");
+    out.push_back(ch - '0');
+  }
+  return out;
+}
+
 struct Case {
   std::string label;  // sample file and function, or seed
   gradcheck::GradientFunctions g;
@@ -38,7 +53,6 @@ struct Case {
   std::vector<HostTensor> reference;  // the interpreter's results at -O0
 };
 
-using Runner = std::function<std::vector<HostTensor>(const std::string& fn, const std::vector<HostTensor>& args)>;
 
 // Sizes 1 to 3 per dimension symbol, scalar integers 1 to 4 (they are often step counts), floats in
 // [-1, 1] (where tanh, exp and powers stay tame), bools at random.
@@ -111,17 +125,32 @@ void compare_bits(const Case& c, const std::string& where, const std::vector<Hos
   BOOST_CHECK_MESSAGE(same, c.label << ": " << where << " gives other gradients than the interpreter");
 }
 
+// Prints how long each part of a check took (the suite's time is watched: docs/performance.md).
+class PhaseTimer {
+ public:
+  void done(const std::string& phase) {
+    auto now = std::chrono::steady_clock::now();
+    std::cout << "  " << phase << ": " << std::chrono::duration<double>(now - start_).count() << " s\n";
+    start_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 // Every check of the cases: finite differences on the reference, then each backend and level.
 void check_cases(std::vector<Case>& cases, bool with_cuda_emulation) {
   gradcheck::ElementCounts counts;
+  PhaseTimer timer;
   for (const Case& c : cases) {
     std::string diff = gradcheck::compare_with_finite_differences(c.g, c.args, c.reference, counts);
     BOOST_CHECK_MESSAGE(diff.empty(), c.label << ": gradients differ from finite differences:\n" << diff);
   }
+  timer.done("finite differences");
   CxxCompiler cxx = CxxCompiler::from_environment();
   if (!std::getenv("SCANGEN_CXXFLAGS")) cxx.flags.push_back("-Og");
   CpuJit jit(default_cache_dir(), cxx);
-  for (int level : {0, 2}) {
+  for (int level : levels()) {
     ir::Program program = program_at(cases, level);
     const std::string at = " at -O" + std::to_string(level);
     std::vector<std::vector<HostTensor>> interp(cases.size());
@@ -129,18 +158,21 @@ void check_cases(std::vector<Case>& cases, bool with_cuda_emulation) {
       interp[i] = ir::Interpreter().run(program.functions[i], cases[i].args);
       if (level > 0) compare_bits(cases[i], "the interpreter" + at, interp[i], cases[i].reference);
     }
+    timer.done("the interpreter" + at);
     codegen::EmitOptions emit;
     emit.stem = "gradcheck";
     emit.single_translation_unit = true;
     auto cpu = jit.compile_and_load(codegen::generate(program, "cpu", emit).at(0).contents);
     for (size_t i = 0; i < cases.size(); ++i)
       compare_bits(cases[i], "the cpu backend" + at, cpu->call(program.functions[i].name, cases[i].args), interp[i]);
+    timer.done("the cpu backend" + at);
     if (!with_cuda_emulation) continue;
     emit.cuda_emulation = true;
     auto files = codegen::generate(program, "cuda", emit);
     CudaEmulation cuda(files.at(0).contents, files.at(1).contents, jit);
     for (size_t i = 0; i < cases.size(); ++i)
       compare_bits(cases[i], "cuda-emulation" + at, cuda.call(program.functions[i].name, cases[i].args), interp[i]);
+    timer.done("cuda-emulation" + at);
   }
   std::cout << cases.size() << " functions, " << counts.checked << " gradient elements equal to finite differences, "
             << counts.not_smooth << " skipped where the cost is not smooth\n";
