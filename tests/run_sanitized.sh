@@ -22,8 +22,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Sanitized code runs several times slower: fewer random programs than the plain run (1000).
 export SCANGEN_EQUIVALENCE_PROGRAMS="${SCANGEN_EQUIVALENCE_PROGRAMS:-200}"
 export SCANGEN_EQUIVALENCE_CUDA_PROGRAMS="${SCANGEN_EQUIVALENCE_CUDA_PROGRAMS:-200}"
-# The gradient checker's random programs (200 in the plain run): their gradients compiled twice by
-# the sanitized JIT are most of their time; the samples' gradients run in full.
+# The gradient checker's random programs (200 in the plain run): their gradients compiled by the
+# sanitized JIT are most of their time.
 export SCANGEN_GRADCHECK_PROGRAMS="${SCANGEN_GRADCHECK_PROGRAMS:-50}"
 # The samples' gradients emitted at -O2 only (-O0 in the plain run): compiling their code under
 # the sanitizers took 286 of gradcheck_samples' 290 s, half of it at -O0.

@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 #include <random>
 
@@ -52,7 +51,6 @@ struct Case {
   std::vector<HostTensor> args;
   std::vector<HostTensor> reference;  // the interpreter's results at -O0
 };
-
 
 // Sizes 1 to 3 per dimension symbol, scalar integers 1 to 4 (they are often step counts), floats in
 // [-1, 1] (where tanh, exp and powers stay tame), bools at random.

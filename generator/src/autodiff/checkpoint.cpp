@@ -42,7 +42,7 @@ class Checkpointed {
  private:
   int64_t lags(size_t state) const { return fi_.states[state].max_lag(); }
   bool float_state(size_t state) const { return is_float(in_[size_t(fi_.init_input(int(state)))].type().dtype); }
-  bool wants(int input) const { return needed_[size_t(input)] && is_float(in_[size_t(input)].type().dtype); }
+  bool wants(int input) const { return wants_cotangent(needed_, in_, input); }
   Value segments(const Value& steps) {
     return div(c_, add(c_, steps, i64(c_, fi_.checkpoint - 1)), i64(c_, fi_.checkpoint));
   }
@@ -309,9 +309,8 @@ std::vector<Value> Checkpointed::input_cotangents(const BackwardOutputs& outs) {
   CotangentSources sources;
   // Segments last first, each in step order: flipped, laid end to end, cut to the steps.
   sources.sequence_rows = [&](int seq, int64_t k) {
-    auto out = outs.seq_output.find({seq, k});
-    if (out == outs.seq_output.end()) return Value();
-    const Value& blocks = outs.outputs[size_t(out->second)];
+    Value blocks = outs.sequence_rows(seq, k);
+    if (!blocks) return Value();
     std::vector<Value> dims = dims_of(c_, blocks);
     std::vector<Dim> static_dims = blocks.type().shape;
     dims.erase(dims.begin());

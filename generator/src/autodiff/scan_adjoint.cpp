@@ -268,7 +268,7 @@ Value sequence_cotangent(AdjointContext& c, const ScanInfo& fi, int seq, const V
 std::vector<Value> scan_input_cotangents(AdjointContext& c, const ScanInfo& fi, const std::vector<Value>& inputs,
                                          const std::vector<bool>& needed, const BackwardOutputs& outs,
                                          const CotangentSources& sources) {
-  auto wants = [&](int input) { return needed[size_t(input)] && is_float(inputs[size_t(input)].type().dtype); };
+  auto wants = [&](int input) { return wants_cotangent(needed, inputs, input); };
   std::vector<Value> in(inputs.size());
   for (size_t i = 0; i < fi.sequences.size(); ++i) {
     int input = fi.sequence_input(int(i));
@@ -285,10 +285,7 @@ std::vector<Value> scan_input_cotangents(AdjointContext& c, const ScanInfo& fi, 
 
 std::vector<Value> BackwardScan::input_cotangents(const BackwardOutputs& outs) {
   CotangentSources sources;
-  sources.sequence_rows = [&](int seq, int64_t k) {
-    auto out = outs.seq_output.find({seq, k});
-    return out == outs.seq_output.end() ? Value() : outs.outputs[size_t(out->second)];
-  };
+  sources.sequence_rows = [&](int seq, int64_t k) { return outs.sequence_rows(seq, k); };
   sources.first = first_;
   sources.steps = steps_;
   sources.back_steps = back_steps_;

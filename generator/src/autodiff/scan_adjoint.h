@@ -41,7 +41,18 @@ struct BackwardOutputs {
   std::map<int, int> sum_output;                       // param -> output: the running sum
   std::map<int, bool> sum_flows;                       // param -> whether any cotangent reached it
   std::map<std::pair<int, int64_t>, int> seq_output;   // (sequence, tap) -> output: per-step rows
+
+  // The per-step rows of a sequence tap's cotangents (empty: none reached it).
+  Value sequence_rows(int seq, int64_t tap) const {
+    auto out = seq_output.find({seq, tap});
+    return out == seq_output.end() ? Value() : outputs[size_t(out->second)];
+  }
 };
+
+// Whether a rule computes the cotangent of a forward scan's input: asked for, and a float.
+inline bool wants_cotangent(const std::vector<bool>& needed, const std::vector<Value>& inputs, int input) {
+  return needed[size_t(input)] && is_float(inputs[size_t(input)].type().dtype);
+}
 
 // Where a rule's backward scan left the cotangents of the forward scan's inputs.
 struct CotangentSources {
@@ -116,7 +127,7 @@ class BackwardScan {
 
  private:
   bool float_state(int i) const { return is_float(fwd_.results[size_t(i)].type().dtype); }
-  bool wants(int input) const { return needed_[size_t(input)] && is_float(in_[size_t(input)].type().dtype); }
+  bool wants(int input) const { return wants_cotangent(needed_, in_, input); }
   Value param(const ir::Type& t, const std::string& name) {
     Value p = b_.param(t, int(body_->params.size()), name, c_.loc);
     body_->params.push_back(p);
