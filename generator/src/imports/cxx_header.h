@@ -1,0 +1,70 @@
+// C++ headers imported by a .scan file (`import "helpers.h"`): what Clang finds in them.
+//
+// A header offers functions to scangen by defining them in `namespace scangen_export`. Each such
+// function becomes callable from .scan expressions under its own name, element-wise with
+// broadcasting, when its parameters and result are scalars of the five dtypes (bool, i32 as
+// int/int32_t, i64 as long/long long/int64_t, f32 as float, f64 as double) passed by value.
+// `f_d<i>` (i counting parameters from 0), also in the namespace, with f's parameter types and
+// result type, is the partial derivative of f with respect to its parameter i: grad flows through
+// f only when every floating-point parameter has one.
+//
+// The header is parsed in-process with Clang's libTooling (src/imports/cxx_header.cpp): once as
+// C++17 (the truth for the CPU backends and the interpreter) and once as CUDA host code, to learn
+// which functions are `__host__ __device__` (the CUDA backend calls only those).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "scangen/runtime/dtype.h"
+
+namespace scangen::imports {
+
+// A place in a C++ file, from Clang (1-based line and column).
+struct CxxLocation {
+  std::string file;  // the path as Clang saw it
+  int line = 0;
+  int column = 0;
+};
+
+// Something in the header that scangen cannot use, or an error Clang reported while parsing it.
+struct HeaderProblem {
+  CxxLocation loc;
+  std::string message;  // one sentence, without "error:", naming the function
+};
+
+struct ImportedFunction {
+  std::string name;  // unqualified, as a .scan file calls it
+  std::vector<DType> params;
+  std::vector<std::string> param_names;  // as written; empty where unnamed
+  DType result = DType::F32;
+  bool host_device = false;  // declared __host__ __device__ (from the CUDA-mode parse)
+  // For each parameter: the index in HeaderAnalysis::functions of its partial derivative
+  // (f_d<i>), or -1 when the header has none.
+  std::vector<int> partials;
+  CxxLocation loc;  // of the function's name
+};
+
+struct HeaderAnalysis {
+  std::filesystem::path header;  // absolute and normalized
+  std::vector<ImportedFunction> functions;  // in declaration order
+  // Errors of the C++ parse and every function in namespace scangen_export that cannot be used.
+  // When not empty, `functions` holds only the usable ones.
+  std::vector<HeaderProblem> errors;
+  // Why the CUDA-mode parse failed (empty when it succeeded). Not an error for CPU use: the CUDA
+  // backend reports it when a program that calls the header's functions is compiled for CUDA.
+  std::string cuda_parse_problem;
+  // Every file the header includes, directly or not, outside the system's include directories
+  // (for depfiles and cache keys), with the header itself first.
+  std::vector<std::filesystem::path> dependencies;
+};
+
+struct HeaderOptions {
+  std::vector<std::filesystem::path> include_dirs;  // -I, searched after the header's directory
+};
+
+// Parses `header` (which must exist; a missing file is an error in the result, not an exception).
+HeaderAnalysis analyze_header(const std::filesystem::path& header, const HeaderOptions& options);
+
+}  // namespace scangen::imports
