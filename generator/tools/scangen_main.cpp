@@ -15,6 +15,7 @@
 #include "ir/dot.h"
 #include "ir/printer.h"
 #include "passes/pass.h"
+#include "scangen/scangen.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/cuda_program.h"
 #include "scangen/runtime/files.h"
@@ -96,7 +97,7 @@ void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
 }
 
 // NAME=VALUE pairs, matched to the function's parameters.
-std::vector<HostTensor> parse_arguments(const ir::Function& fn, const std::vector<std::string>& assignments) {
+std::vector<HostTensor> parse_arguments(const FunctionInfo& fn, const std::vector<std::string>& assignments) {
   std::map<std::string, std::string> given;
   for (const std::string& a : assignments) {
     auto eq = a.find('=');
@@ -107,27 +108,26 @@ std::vector<HostTensor> parse_arguments(const ir::Function& fn, const std::vecto
       throw RuntimeError("argument '" + name + "' is given more than once");
   }
   std::string params;
-  for (const auto& arg : fn.args) params += (params.empty() ? "" : ", ") + arg.name;
+  for (const TensorSpec& param : fn.params) params += (params.empty() ? "" : ", ") + param.name;
   for (const auto& [name, value] : given) {
     bool known = false;
-    for (const auto& arg : fn.args) known = known || arg.name == name;
+    for (const TensorSpec& param : fn.params) known = known || param.name == name;
     if (!known)
       throw RuntimeError("'" + fn.name + "' has no parameter '" + name + "' (its parameters: " +
                          (params.empty() ? "none" : params) + ")");
   }
   std::vector<HostTensor> values;
-  for (const auto& arg : fn.args) {
-    auto it = given.find(arg.name);
+  for (const TensorSpec& param : fn.params) {
+    auto it = given.find(param.name);
     if (it == given.end())
-      throw RuntimeError("missing argument '" + arg.name + "' for '" + fn.name + fn.signature() + "'");
-    values.push_back(parse_argument(it->second, arg.type.dtype, arg.type.rank(), arg.name));
+      throw RuntimeError("missing argument '" + param.name + "' for '" + fn.name + fn.signature + "'");
+    values.push_back(parse_argument(it->second, param.dtype, param.rank, param.name));
   }
   return values;
 }
 
-// Parses, analyzes and rewrites a file, printing its diagnostics (and what the options ask for).
-std::optional<ir::Program> load_program(Driver& driver, const std::string& file, const PassOptions& o) {
-  // A pass name that the table does not have is a mistake on the command line.
+// A pass name that the table does not have is a mistake on the command line.
+void check_pass_names(const PassOptions& o) {
   for (const std::vector<std::string>* names : {&o.only, &o.disabled})
     for (const std::string& name : *names)
       if (!passes::find_pass(name)) {
@@ -135,6 +135,16 @@ std::optional<ir::Program> load_program(Driver& driver, const std::string& file,
         for (const passes::PassInfo& p : passes::pass_table()) known += (known.empty() ? "" : ", ") + std::string(p.name);
         throw UsageError("unknown pass '" + name + "' (the passes: " + known + ")");
       }
+}
+
+void print_stats(const std::map<std::string, int>& stats) {
+  std::cerr << "rewrites that fired:\n";
+  for (const auto& [pass, n] : stats) std::cerr << "  " << pass << ": " << n << "\n";
+}
+
+// Parses, analyzes and rewrites a file, printing its diagnostics (and what the options ask for).
+std::optional<ir::Program> load_program(Driver& driver, const std::string& file, const PassOptions& o) {
+  check_pass_names(o);
   PipelineOptions options;
   options.opt_level = o.opt_level;
   options.only_passes = o.only;
@@ -146,56 +156,48 @@ std::optional<ir::Program> load_program(Driver& driver, const std::string& file,
     };
   auto program = driver.load_file(file, options);
   std::cerr << driver.rendered_diagnostics();
-  if (program && o.stats) {
-    std::cerr << "rewrites that fired:\n";
-    for (const auto& [pass, n] : driver.pass_stats()) std::cerr << "  " << pass << ": " << n << "\n";
-  }
+  if (program && o.stats) print_stats(driver.pass_stats());
   return program;
 }
 
+// Built on the JIT API (include/scangen/scangen.h), like any host program.
 int cmd_run(const RunOptions& o) {
-  Driver driver;
-  auto program = load_program(driver, o.file, o.passes);
-  if (!program) return kExitUserError;
-  const ir::Function* fn = driver.select_function(*program, o.fn);
-  if (!fn) {
-    std::cerr << driver.rendered_diagnostics();
+  check_pass_names(o.passes);
+  JitOptions options;
+  options.backend = *backend_from_name(o.backend);
+  options.opt_level = o.passes.opt_level;
+  options.disabled_passes = o.passes.disabled;
+  options.verify_each = o.passes.verify_each;
+  std::optional<Module> module;
+  try {
+    module = compile_file(o.file, options);
+  } catch (const CompileError& e) {
+    std::cerr << e.what();
     return kExitUserError;
+  }
+  std::cerr << module->warnings();
+  if (o.passes.stats) print_stats(module->pass_stats());
+  if (module->functions().empty()) throw RuntimeError("'" + o.file + "' has no functions");
+  const FunctionInfo* fn = &module->functions().front();
+  if (!o.fn.empty()) {
+    try {
+      fn = &module->function(o.fn);
+    } catch (const RuntimeError& e) {
+      std::cerr << e.what();
+      return kExitUserError;
+    }
   }
   std::vector<HostTensor> args = parse_arguments(*fn, o.assignments);
   std::vector<HostTensor> results;
   try {
-    if (o.backend == "interp") {
-      results = ir::Interpreter().run(*fn, args);
-    } else {
-      codegen::EmitOptions emit;
-      emit.stem = std::filesystem::path(o.file).stem().string();
-      emit.single_translation_unit = true;
-      emit.cuda_emulation = o.backend == "cuda-emulation";
-      std::vector<codegen::EmittedFile> files =
-          codegen::generate(*program, o.backend == "cuda-emulation" ? "cuda" : o.backend, emit);
-      if (o.backend == "cuda-emulation") {
-        CpuJit jit;
-        CudaEmulation emulation(files.at(0).contents, files.at(1).contents, jit);
-        results = emulation.call(fn->name, args);
-      } else if (o.backend == "cuda") {
-        // The device first: without one, say so before compiling anything.
-        std::shared_ptr<CudaDevice> device = cuda_device(0);
-        CudaProgram cuda(device, files.at(0).contents, files.at(1).contents);
-        results = cuda.call(fn->name, args);
-      } else {
-        CpuJit jit;
-        std::shared_ptr<CpuModule> module = jit.compile_and_load(files.at(0).contents);
-        results = module->call(fn->name, args);
-      }
-    }
-  } catch (const RuntimeError& e) {
-    std::cerr << driver.render_runtime_error(e.what(), e.line(), e.column());
+    results = module->call(fn->name, args);
+  } catch (const ProgramError& e) {
+    std::cerr << e.what();
     return kExitUserError;
   }
   if (!o.output.empty()) {
     NamedTensors named;
-    for (size_t i = 0; i < results.size(); ++i) named.push_back({fn->result_name(i), results[i]});
+    for (size_t i = 0; i < results.size(); ++i) named.push_back({fn->results[i].name, results[i]});
     write_npz(o.output, named);
   } else {
     std::cout << format_results(results) << "\n";
@@ -206,10 +208,31 @@ int cmd_run(const RunOptions& o) {
 struct CompileOptions {
   std::string file;
   std::string output_dir;
+  std::string depfile;
   std::string cpp_namespace = "scangen_generated";
   std::string target = "cpu";
   PassOptions passes;
 };
+
+// A Makefile rule "outputs: inputs" (absolute paths, spaces escaped) for build systems: the
+// generated files depend on the .scan file and every header it imports.
+std::string make_depfile(const std::vector<std::filesystem::path>& outputs,
+                         const std::vector<std::filesystem::path>& inputs) {
+  auto escaped = [](const std::filesystem::path& p) {
+    std::string text;
+    for (char c : std::filesystem::absolute(p).lexically_normal().string()) {
+      if (c == ' ' || c == '#') text += '\\';
+      if (c == '$') text += '$';
+      text += c;
+    }
+    return text;
+  };
+  std::string rule;
+  for (const auto& out : outputs) rule += (rule.empty() ? "" : " ") + escaped(out);
+  rule += ":";
+  for (const auto& in : inputs) rule += " " + escaped(in);
+  return rule + "\n";
+}
 
 int cmd_compile(const CompileOptions& o) {
   Driver driver;
@@ -221,13 +244,16 @@ int cmd_compile(const CompileOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
   if (ec) throw RuntimeError("cannot create the output directory '" + o.output_dir + "': " + ec.message());
+  std::vector<std::filesystem::path> written;
   for (const std::string& target : {std::string("cpu"), std::string("cuda")}) {
     if (o.target.find(target) == std::string::npos) continue;
     for (const codegen::EmittedFile& f : codegen::generate(*program, target, emit)) {
       std::filesystem::path path = std::filesystem::path(o.output_dir) / f.filename;
       write_file_atomically(path, f.contents);
+      written.push_back(path);
     }
   }
+  if (!o.depfile.empty()) write_file_atomically(o.depfile, make_depfile(written, driver.dependencies()));
   return 0;
 }
 
@@ -268,8 +294,10 @@ int run_cli(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run one function of a .scan file and print its results as JSON");
   run_cmd->add_option("file", run.file, "The .scan file")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--fn", run.fn, "The function to run (default: the first)");
+  std::vector<std::string> backends;
+  for (Backend b : kAllBackends) backends.emplace_back(backend_name(b));
   run_cmd->add_option("--backend", run.backend, "interp, cpu (the default), cuda, or cuda-emulation (CUDA kernels on the CPU)")
-      ->check(CLI::IsMember({"interp", "cpu", "cuda", "cuda-emulation"}));
+      ->check(CLI::IsMember(backends));
   add_pass_options(run_cmd, run.passes, false);
   run_cmd->add_option("-o,--output", run.output, "Write the results to this .npz file instead of printing them");
   run_cmd->add_option("arguments", run.assignments, "NAME=VALUE: a JSON number, true/false, a JSON array, or @file.npy");
@@ -287,6 +315,8 @@ int run_cli(int argc, char** argv) {
   compile_cmd->add_option("--target", compile.target, "cpu (the default), cuda, or both: cpu,cuda")
       ->check(CLI::IsMember({"cpu", "cuda", "cpu,cuda", "cuda,cpu"}));
   add_pass_options(compile_cmd, compile.passes, false);
+  compile_cmd->add_option("--depfile", compile.depfile,
+                          "Also write a Makefile-style depfile: the outputs depend on the .scan file and the headers it imports");
 
   FileOptions check;
   auto* check_cmd = app.add_subcommand("check", "Report the errors of a .scan file (exit 0 when there are none)");

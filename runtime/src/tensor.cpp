@@ -1,5 +1,6 @@
 #include "scangen/runtime/tensor.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
@@ -85,6 +86,22 @@ HostTensor::HostTensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::mo
   storage_->owner = p;
   storage_->release = free_aligned;
   data_ = p;
+}
+
+HostTensor HostTensor::view(DType dtype, Shape shape, const void* data) {
+  for (int64_t d : shape)
+    if (d < 0) throw RuntimeError("a view of shape " + shape_to_string(shape) + ": a dimension is negative");
+  const std::optional<int64_t> bytes = tensor_bytes(dtype, shape);
+  if (!bytes) throw AllocationError(dtype, shape, bytes);
+  if (!data && *bytes > 0)
+    throw RuntimeError("a view of " + std::string(dtype_name(dtype)) + shape_to_string(shape) + " over a null pointer");
+  if (reinterpret_cast<std::uintptr_t>(data) % dtype_size(dtype) != 0)
+    throw RuntimeError("a view of " + std::string(dtype_name(dtype)) + shape_to_string(shape) +
+                       " over memory not aligned for " + std::string(dtype_name(dtype)));
+  // An empty tensor still needs an address: emitted code never reads it.
+  static const int64_t empty_element = 0;
+  const void* start = data ? data : &empty_element;
+  return adopt(dtype, std::move(shape), const_cast<void*>(start), nullptr, nullptr);
 }
 
 HostTensor HostTensor::adopt(DType dtype, Shape shape, void* data, void* owner,

@@ -14,6 +14,7 @@ Driver::Driver() : diags_(sources_) {}
 
 std::optional<ir::Program> Driver::load_file(const std::string& path, const PipelineOptions& options) {
   int id = sources_.load(path);
+  dependencies_.push_back(path);
   return finish(id, options);
 }
 
@@ -63,14 +64,27 @@ std::string Driver::render_runtime_error(const std::string& message, int line, i
   return diags_.render(d);
 }
 
+namespace {
+std::string function_list(const ir::Program& p) {
+  std::string list;
+  for (const auto& f : p.functions) list += (list.empty() ? "" : ", ") + f.name;
+  return list;
+}
+}  // namespace
+
 const ir::Function* Driver::select_function(const ir::Program& p, const std::string& name) {
   if (name.empty()) return p.functions.empty() ? nullptr : &p.functions.front();
   if (const ir::Function* f = p.find(name)) return f;
   auto& d = diags_.report(DiagId::err_no_such_fn, Loc{}, name);
-  std::string list;
-  for (const auto& f : p.functions) list += (list.empty() ? "" : ", ") + f.name;
-  diags_.note(d, DiagId::note_available_fns, Loc{}, list);
+  diags_.note(d, DiagId::note_available_fns, Loc{}, function_list(p));
   return nullptr;
+}
+
+std::string Driver::describe_missing_function(const ir::Program& p, const std::string& name) const {
+  Diagnostic d{DiagId::err_no_such_fn, diag_severity(DiagId::err_no_such_fn), Loc{},
+               fmt::format(fmt::runtime(diag_format(DiagId::err_no_such_fn)), name), {}};
+  d.notes.push_back({Loc{}, fmt::format(fmt::runtime(diag_format(DiagId::note_available_fns)), function_list(p))});
+  return diags_.render(d);
 }
 
 }  // namespace scangen

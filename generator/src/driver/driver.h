@@ -2,6 +2,7 @@
 // CLI, the tests and the benchmarks.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,8 @@ struct PipelineOptions {
   std::vector<std::string> only_passes;   // when not empty: exactly these, in this order
   std::set<std::string> disabled_passes;
   bool verify_each = false;
+  // Searched for imported headers after the .scan file's own directory.
+  std::vector<std::filesystem::path> include_dirs;
   // Called after each pass that ran, with its name and the program (for --print-after-all).
   std::function<void(const std::string&, const ir::Program&)> after_each_pass;
 };
@@ -46,6 +49,11 @@ class Driver {
 
   // The function to run: `name`, or the only/first one. Reports an error and returns null when absent.
   const ir::Function* select_function(const ir::Program& p, const std::string& name);
+  // The error select_function reports for a missing function, rendered (without reporting it).
+  std::string describe_missing_function(const ir::Program& p, const std::string& name) const;
+
+  // The files read from disk: the .scan files loaded and the headers they import.
+  const std::vector<std::filesystem::path>& dependencies() const { return dependencies_; }
 
  private:
   std::optional<ir::Program> finish(int file_id, const PipelineOptions& options);
@@ -54,6 +62,7 @@ class Driver {
   SourceManager sources_;
   DiagnosticEngine diags_;
   int last_file_ = -1;
+  std::vector<std::filesystem::path> dependencies_;
   std::map<std::string, int> pass_stats_;
 };
 

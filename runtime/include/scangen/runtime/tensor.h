@@ -58,6 +58,10 @@ class HostTensor {
   // Takes ownership of `owner` (released with `release(owner)`); `data` points at the first element.
   static HostTensor adopt(DType dtype, Shape shape, void* data, void* owner, void (*release)(void*));
 
+  // A tensor over memory the caller keeps alive (nothing frees it; nothing writes to it). Throws
+  // RuntimeError when `data` is null (with elements) or not aligned for the dtype.
+  static HostTensor view(DType dtype, Shape shape, const void* data);
+
   template <class T> static HostTensor scalar(T value) {
     HostTensor t(dtype_of<T>(), {});
     *t.data<T>() = value;

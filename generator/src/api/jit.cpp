@@ -1,0 +1,217 @@
+// The JIT API (include/scangen/scangen.h): the driver, a backend's code generator and its runner,
+// behind one Module handle, with an in-process memo of compiled programs (api/module_memo.h).
+#include "scangen/scangen.h"
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "api/module_memo.h"
+#include "api/module_state.h"
+#include "codegen/backend.h"
+#include "ir/interpreter.h"
+#include "scangen/runtime/cpu_jit.h"
+#include "scangen/runtime/cuda_program.h"
+
+namespace scangen {
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- runners: one per backend, built from the emitted sources
+
+class InterpreterRunner final : public detail::Runner {
+ public:
+  explicit InterpreterRunner(const ir::Program& program) : program_(program) {}
+  std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
+    return ir::Interpreter().run(*program_.find(std::string(fn)), args);
+  }
+  bool concurrent() const override { return true; }
+
+ private:
+  const ir::Program& program_;
+};
+
+class CpuRunner final : public detail::Runner {
+ public:
+  CpuRunner(const std::vector<codegen::EmittedFile>& files, const JitOptions& options) {
+    CpuJit jit = options.cache_dir.empty() ? CpuJit() : CpuJit(options.cache_dir);
+    module_ = jit.compile_and_load(files.at(0).contents);
+  }
+  std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
+    return module_->call(fn, args);
+  }
+  bool concurrent() const override { return true; }  // emitted code keeps no state between calls
+
+ private:
+  std::shared_ptr<CpuModule> module_;
+};
+
+class CudaEmulationRunner final : public detail::Runner {
+ public:
+  CudaEmulationRunner(const std::vector<codegen::EmittedFile>& files, const JitOptions& options)
+      : jit_(options.cache_dir.empty() ? CpuJit() : CpuJit(options.cache_dir)),
+        emulation_(files.at(0).contents, files.at(1).contents, jit_) {}
+  std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
+    return emulation_.call(fn, args);
+  }
+  bool concurrent() const override { return false; }  // one arena per module
+
+ private:
+  CpuJit jit_;
+  CudaEmulation emulation_;
+};
+
+class CudaRunner final : public detail::Runner {
+ public:
+  CudaRunner(const std::vector<codegen::EmittedFile>& files, const JitOptions& options)
+      : program_(cuda_device(options.cuda_device), files.at(0).contents, files.at(1).contents,
+                 options.cuda_cache_dir.empty() ? CudaCompiler() : CudaCompiler(options.cuda_cache_dir)) {}
+  std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
+    return program_.call(fn, args);
+  }
+  bool concurrent() const override { return false; }  // one arena per module
+
+ private:
+  CudaProgram program_;
+};
+
+struct BackendEntry {
+  Backend backend;
+  std::string_view name;        // --backend
+  const char* codegen_backend;  // codegen::generate's backend, or nullptr for none
+  bool cuda_emulation;
+  std::unique_ptr<detail::Runner> (*make)(const ir::Program&, const std::vector<codegen::EmittedFile>&,
+                                          const JitOptions&);
+};
+
+template <class R> std::unique_ptr<detail::Runner> make_runner(const ir::Program&,
+    const std::vector<codegen::EmittedFile>& files, const JitOptions& options) {
+  return std::make_unique<R>(files, options);
+}
+std::unique_ptr<detail::Runner> make_interpreter(const ir::Program& program,
+    const std::vector<codegen::EmittedFile>&, const JitOptions&) {
+  return std::make_unique<InterpreterRunner>(program);
+}
+
+const BackendEntry kBackends[] = {
+    {Backend::Interpreter, "interp", nullptr, false, make_interpreter},
+    {Backend::Cpu, "cpu", "cpu", false, make_runner<CpuRunner>},
+    {Backend::Cuda, "cuda", "cuda", false, make_runner<CudaRunner>},
+    {Backend::CudaEmulation, "cuda-emulation", "cuda", true, make_runner<CudaEmulationRunner>},
+};
+
+const BackendEntry& entry(Backend backend) {
+  for (const BackendEntry& e : kBackends)
+    if (e.backend == backend) return e;
+  throw InternalError("JIT: backend " + std::to_string(static_cast<int>(backend)) + " has no entry");
+}
+
+FunctionInfo describe(const ir::Function& fn) {
+  FunctionInfo info{fn.name, fn.signature(), {}, {}};
+  for (const ir::ArgDecl& a : fn.args) info.params.push_back({a.name, a.type.dtype, a.type.rank()});
+  for (size_t i = 0; i < fn.results.size(); ++i)
+    info.results.push_back({fn.result_name(i), fn.results[i].type.dtype, fn.results[i].type.rank()});
+  return info;
+}
+
+PipelineOptions pipeline_options(const JitOptions& options) {
+  if (options.opt_level != 0 && options.opt_level != 2)
+    throw RuntimeError("JIT: opt_level must be 0 or 2, got " + std::to_string(options.opt_level));
+  PipelineOptions p(options.opt_level);
+  p.disabled_passes.insert(options.disabled_passes.begin(), options.disabled_passes.end());
+  p.verify_each = options.verify_each;
+  p.include_dirs = options.include_dirs;
+  return p;
+}
+
+// Parses, analyzes, rewrites, emits and builds the runner: everything a new program needs.
+std::shared_ptr<detail::ModuleState> build(const std::string& name, std::string_view text, const JitOptions& options) {
+  auto state = std::make_shared<detail::ModuleState>();
+  state->backend = options.backend;
+  std::optional<ir::Program> program = state->driver.load_text(name, std::string(text), pipeline_options(options));
+  if (!program) throw CompileError(state->driver.rendered_diagnostics());
+  state->warnings = state->driver.rendered_diagnostics();
+  state->stats = state->driver.pass_stats();
+  state->program = std::move(*program);
+  for (const ir::Function& fn : state->program.functions) state->functions.push_back(describe(fn));
+  const BackendEntry& backend = entry(options.backend);
+  std::vector<codegen::EmittedFile> files;
+  if (backend.codegen_backend) {
+    codegen::EmitOptions emit;
+    emit.stem = fs::path(name).stem().string();
+    if (emit.stem.empty()) emit.stem = "module";
+    emit.single_translation_unit = true;
+    emit.cuda_emulation = backend.cuda_emulation;
+    files = codegen::generate(state->program, backend.codegen_backend, emit);
+  }
+  state->runner = backend.make(state->program, files, options);
+  return state;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw RuntimeError("cannot read '" + path.string() + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw RuntimeError("cannot read '" + path.string() + "'");
+  return text.str();
+}
+
+}  // namespace
+
+std::string_view backend_name(Backend backend) { return entry(backend).name; }
+
+std::optional<Backend> backend_from_name(std::string_view name) {
+  for (const BackendEntry& e : kBackends)
+    if (e.name == name) return e.backend;
+  return std::nullopt;
+}
+
+CompileError::CompileError(std::string rendered_diagnostics) : RuntimeError(std::move(rendered_diagnostics)) {}
+
+ProgramError::ProgramError(const std::string& message, std::string rendered, int line, int column)
+    : RuntimeError(std::move(rendered), line, column), message_(message) {}
+
+Module::Module(std::shared_ptr<detail::ModuleState> state, bool reused)
+    : state_(std::move(state)), reused_(reused) {}
+
+const std::vector<FunctionInfo>& Module::functions() const { return state_->functions; }
+Backend Module::backend() const { return state_->backend; }
+const std::string& Module::warnings() const { return state_->warnings; }
+const std::map<std::string, int>& Module::pass_stats() const { return state_->stats; }
+
+const FunctionInfo& Module::function(std::string_view name) const {
+  for (const FunctionInfo& f : state_->functions)
+    if (f.name == name) return f;
+  throw RuntimeError(state_->driver.describe_missing_function(state_->program, std::string(name)));
+}
+
+std::vector<HostTensor> Module::call(std::string_view fn, const std::vector<HostTensor>& args) const {
+  function(fn);
+  detail::ModuleState& s = *state_;
+  try {
+    if (s.runner->concurrent()) return s.runner->call(fn, args);
+    std::lock_guard<std::mutex> lock(s.call_mutex);
+    return s.runner->call(fn, args);
+  } catch (const ProgramError&) {
+    throw;
+  } catch (const RuntimeError& e) {
+    throw ProgramError(e.what(), s.driver.render_runtime_error(e.what(), e.line(), e.column()), e.line(), e.column());
+  }
+}
+
+Module compile_source(const std::string& name, std::string_view text, const JitOptions& options) {
+  const std::string key = detail::memo_key(name, text, options, backend_name(options.backend));
+  if (std::shared_ptr<detail::ModuleState> state = detail::module_memo().find(key)) return Module(state, true);
+  std::shared_ptr<detail::ModuleState> state = build(name, text, options);
+  state->imported = detail::fingerprint(state->driver.dependencies(), name);
+  detail::module_memo().insert(key, state);
+  return Module(state, false);
+}
+
+Module compile_file(const fs::path& path, const JitOptions& options) {
+  return compile_source(path.string(), read_text(path), options);
+}
+
+}  // namespace scangen
