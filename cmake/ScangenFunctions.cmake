@@ -1,24 +1,41 @@
 # scangen_add_library(<target> SOURCES <file.scan>... [NAMESPACE <ns>] [OPT_LEVEL 0|2]
-#                     [TARGET cpu|cuda|cpu,cuda] [SCANGEN <path or target>])
+#                     [TARGET cpu|cuda|cpu,cuda] [INCLUDE_DIRS <dir>...] [SCANGEN <path or target>])
 #
 # Compiles each .scan file with `scangen compile` at build time and makes a static library
 # <target> of the generated code: link it and include "<stem>.h" (CPU) or "<stem>.cuh" (CUDA) for
-# each file's typed API.
+# each file's typed API. With an installed scangen, `find_package(scangen CONFIG REQUIRED)`
+# defines this function; inside scangen's own tree, include(ScangenFunctions).
 #
+#   find_package(scangen CONFIG REQUIRED)
 #   scangen_add_library(filters SOURCES iir.scan NAMESPACE dsp)
 #   target_link_libraries(app PRIVATE filters)     # #include "iir.h", dsp::iir(...)
 #
-# TARGET (default cpu) chooses the backends, as `scangen compile --target` does. With cuda, the
-# library holds <stem>.cu, compiled by CMake's CUDA language, which the project must enable
-# (project(... LANGUAGES CXX CUDA)); its API is <ns>::cuda::<fn>(device tensors, stream), and the
-# library links the CUDA runtime. The architectures are the project's (CUDA_ARCHITECTURES):
+# Arguments:
+#   SOURCES       the .scan files (relative to the current source directory, or absolute).
+#   NAMESPACE     the C++ namespace of the generated API (default scangen_generated).
+#   OPT_LEVEL     0 (no rewrites) or 2 (all rewrites, the default).
+#   TARGET        cpu (default), cuda, or cpu,cuda: the backends, as `scangen compile --target`.
+#   INCLUDE_DIRS  directories searched for the C++ headers a .scan file imports (`import "x.h"`),
+#                 after the .scan file's own directory (`scangen compile -I`). They, and each
+#                 .scan file's directory, are on the library's private include path too,
+#                 because the generated sources include the imported headers.
+#   SCANGEN       the scangen program: a path or a target (default: the target scangen or
+#                 scangen::scangen, else `scangen` on the PATH).
+#
+# The generated sources are regenerated when a .scan file, a header it imports (directly or
+# through other headers: scangen writes a depfile) or scangen itself changes. They name the .scan
+# file by its path relative to the current source directory, never by an absolute path of the
+# build machine.
+#
+# With cuda, the library holds <stem>.cu, compiled by CMake's CUDA language, which the project
+# must enable (project(... LANGUAGES CXX CUDA)); its API is <ns>::cuda::<fn>(device tensors,
+# stream), and the library links the CUDA runtime. The architectures are the project's
+# (CUDA_ARCHITECTURES):
 #
 #   project(app LANGUAGES CXX CUDA)
 #   set(CMAKE_CUDA_ARCHITECTURES 80 90)
 #   scangen_add_library(filters SOURCES iir.scan NAMESPACE dsp TARGET cpu,cuda)
 #   target_link_libraries(app PRIVATE filters)     # "iir.h": dsp::iir, "iir.cuh": dsp::cuda::iir
-#
-# The generated sources are regenerated when a .scan file or scangen itself changes.
 #
 # The generated files go to ${CMAKE_CURRENT_BINARY_DIR}/<target>_scangen/. Both that directory and
 # ${CMAKE_CURRENT_BINARY_DIR} are on the library's public include path, so a consumer of several
@@ -38,7 +55,10 @@
 set(SCANGEN_EMITTED_CXX_FLAGS -ffp-contract=off -fwrapv -DSCANGEN_FWRAPV)
 
 function(scangen_add_library target)
-  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN;TARGET" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN;TARGET" "SOURCES;INCLUDE_DIRS" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "scangen_add_library(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "scangen_add_library(${target}): no SOURCES")
   endif()
@@ -76,18 +96,31 @@ function(scangen_add_library target)
     endif()
   endif()
   if(TARGET ${ARG_SCANGEN})
+    # The file too: a target-level dependency alone does not rerun the command for an imported
+    # (installed) scangen that changed.
     set(scangen_command $<TARGET_FILE:${ARG_SCANGEN}>)
-    set(scangen_depends ${ARG_SCANGEN})
+    set(scangen_depends ${ARG_SCANGEN} $<TARGET_FILE:${ARG_SCANGEN}>)
   else()
     set(scangen_command ${ARG_SCANGEN})
     set(scangen_depends ${ARG_SCANGEN})
   endif()
 
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${target}_scangen)
+  set(include_args)
+  set(header_dirs)
+  foreach(dir IN LISTS ARG_INCLUDE_DIRS)
+    get_filename_component(dir ${dir} ABSOLUTE)
+    list(APPEND include_args -I ${dir})
+    list(APPEND header_dirs ${dir})
+  endforeach()
   set(generated)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(abs ${src} ABSOLUTE)
     get_filename_component(stem ${src} NAME_WE)
+    get_filename_component(scan_dir ${abs} DIRECTORY)
+    list(APPEND header_dirs ${scan_dir})
+    # Named relative to the source directory in what scangen writes (banners, module info).
+    file(RELATIVE_PATH rel ${CMAKE_CURRENT_SOURCE_DIR} ${abs})
     set(outputs)
     if("cpu" IN_LIST backends)
       list(APPEND outputs ${out_dir}/${stem}.h ${out_dir}/${stem}.cpp)
@@ -95,17 +128,23 @@ function(scangen_add_library target)
     if("cuda" IN_LIST backends)
       list(APPEND outputs ${out_dir}/${stem}.cuh ${out_dir}/${stem}.cu)
     endif()
+    set(depfile ${out_dir}/${stem}.d)
     add_custom_command(
       OUTPUT ${outputs}
-      COMMAND ${scangen_command} compile ${abs} -o ${out_dir} --namespace ${ARG_NAMESPACE} -O${ARG_OPT_LEVEL}
-              --target ${ARG_TARGET}
+      COMMAND ${scangen_command} compile ${rel} -o ${out_dir} --namespace ${ARG_NAMESPACE} -O${ARG_OPT_LEVEL}
+              --target ${ARG_TARGET} ${include_args} --depfile ${depfile}
       DEPENDS ${abs} ${scangen_depends}
+      DEPFILE ${depfile}
+      WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
       COMMENT "scangen: compiling ${src}"
       VERBATIM)
     list(APPEND generated ${outputs})
   endforeach()
   add_library(${target} STATIC ${generated})
   target_include_directories(${target} PUBLIC ${out_dir} ${CMAKE_CURRENT_BINARY_DIR})
+  # The generated sources (not their headers) include the imported C++ headers.
+  list(REMOVE_DUPLICATES header_dirs)
+  target_include_directories(${target} PRIVATE ${header_dirs})
   target_compile_features(${target} PUBLIC cxx_std_17)
   # The generated loops are exact IEEE arithmetic (no FMA contraction) and wrapping integer
   # arithmetic, so that results match the reference interpreter bit for bit.
