@@ -47,6 +47,7 @@ struct PassOptions {
   bool verify_each = false;
   bool stats = false;
   bool print_after_all = false;
+  std::vector<std::string> include_dirs;  // -I: where imported headers are looked for
 };
 
 struct RunOptions {
@@ -60,7 +61,14 @@ struct RunOptions {
 
 struct FileOptions {
   std::string file;
+  std::vector<std::string> include_dirs;
 };
+
+// -I DIR, for the headers that `import` statements name (after the .scan file's directory).
+void add_include_option(CLI::App* cmd, std::vector<std::string>& dirs) {
+  cmd->add_option("-I", dirs, "Look for imported C++ headers in this directory too (repeatable)")
+      ->allow_extra_args(false);
+}
 
 // No rewrites: what `check` analyzes and what `ir` prints by default.
 PassOptions without_rewrites() {
@@ -86,6 +94,7 @@ void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_flag("--verify-each", o.verify_each, "Run the IR verifier after every rewrite");
+  add_include_option(cmd, o.include_dirs);
   cmd->add_flag("--stats", o.stats, "Print how many times each rewrite fired (on stderr)");
   if (for_ir) {
     cmd->add_option("--passes", o.only, "Run exactly these rewrites, in this order (comma-separated)")
@@ -140,6 +149,7 @@ std::optional<ir::Program> load_program(Driver& driver, const std::string& file,
   options.only_passes = o.only;
   options.disabled_passes.insert(o.disabled.begin(), o.disabled.end());
   options.verify_each = o.verify_each;
+  options.include_dirs.assign(o.include_dirs.begin(), o.include_dirs.end());
   if (o.print_after_all)
     options.after_each_pass = [&](const std::string& pass, const ir::Program& p) {
       std::cout << "// IR after " << pass << "\n" << ir::print_program(p) << "\n";
@@ -233,7 +243,9 @@ int cmd_compile(const CompileOptions& o) {
 
 int cmd_check(const FileOptions& o) {
   Driver driver;
-  return load_program(driver, o.file, without_rewrites()) ? 0 : kExitUserError;
+  PassOptions passes = without_rewrites();
+  passes.include_dirs = o.include_dirs;
+  return load_program(driver, o.file, passes) ? 0 : kExitUserError;
 }
 
 void list_passes() {
@@ -291,6 +303,7 @@ int run_cli(int argc, char** argv) {
   FileOptions check;
   auto* check_cmd = app.add_subcommand("check", "Report the errors of a .scan file (exit 0 when there are none)");
   check_cmd->add_option("file", check.file, "The .scan file")->required()->check(CLI::ExistingFile);
+  add_include_option(check_cmd, check.include_dirs);
 
   IrOptions ir_opts;
   auto* ir_cmd = app.add_subcommand("ir", "Print the IR of a .scan file (as written, or after rewrites)");

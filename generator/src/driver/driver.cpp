@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "frontend/imports.h"
 #include "frontend/parser.h"
 #include "frontend/sema.h"
 #include "ir/verifier.h"
@@ -14,25 +15,33 @@ Driver::Driver() : diags_(sources_) {}
 
 std::optional<ir::Program> Driver::load_file(const std::string& path, const PipelineOptions& options) {
   int id = sources_.load(path);
-  return finish(id, options);
+  dependencies_ = {std::filesystem::path(path)};
+  return finish(id, std::filesystem::path(path).parent_path(), options);
 }
 
 std::optional<ir::Program> Driver::load_text(const std::string& name, const std::string& text,
                                              const PipelineOptions& options) {
   int id = sources_.add(name, text);
-  return finish(id, options);
+  dependencies_.clear();
+  return finish(id, std::filesystem::path(name).parent_path(), options);
 }
 
-std::optional<ir::Program> Driver::finish(int file_id, const PipelineOptions& options) {
-  return with_large_stack([&] { return analyze_file(file_id, options); });
+std::optional<ir::Program> Driver::finish(int file_id, const std::filesystem::path& scan_dir,
+                                          const PipelineOptions& options) {
+  return with_large_stack([&] { return analyze_file(file_id, scan_dir, options); });
 }
 
-std::optional<ir::Program> Driver::analyze_file(int file_id, const PipelineOptions& options) {
+std::optional<ir::Program> Driver::analyze_file(int file_id, const std::filesystem::path& scan_dir,
+                                                const PipelineOptions& options) {
   last_file_ = file_id;
   ast::Module module = parse_file(sources_, file_id, diags_);
   // After a syntax error the tree has holes; analyzing it would only add follow-up errors.
   if (diags_.has_errors()) return std::nullopt;
-  std::optional<ir::Program> program = analyze(module, sources_, diags_);
+  ImportSearch search{scan_dir.empty() ? std::filesystem::path(".") : scan_dir, options.include_dirs};
+  std::vector<ir::ImportRef> imports = resolve_imports(module, sources_, diags_, search, dependencies_);
+  // A header that cannot be used would only add "unknown function" errors at its calls.
+  if (diags_.has_errors()) return std::nullopt;
+  std::optional<ir::Program> program = analyze(module, sources_, diags_, imports);
   if (!program) return std::nullopt;
   ir::verify(*program);
   passes::PipelineConfig config;

@@ -2,6 +2,7 @@
 // CLI, the tests and the benchmarks.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,8 @@ struct PipelineOptions {
   std::vector<std::string> only_passes;   // when not empty: exactly these, in this order
   std::set<std::string> disabled_passes;
   bool verify_each = false;
+  // -I: where imported headers are looked for after the .scan file's directory.
+  std::vector<std::filesystem::path> include_dirs;
   // Called after each pass that ran, with its name and the program (for --print-after-all).
   std::function<void(const std::string&, const ir::Program&)> after_each_pass;
 };
@@ -37,6 +40,9 @@ class Driver {
                                        const PipelineOptions& options = PipelineOptions());
 
   const DiagnosticEngine& diagnostics() const { return diags_; }
+  // The files the last load read: the .scan file and every imported header with what it includes
+  // (for depfiles).
+  const std::vector<std::filesystem::path>& dependencies() const { return dependencies_; }
   // How many times each pass fired while loading (--stats).
   const std::map<std::string, int>& pass_stats() const { return pass_stats_; }
   std::string rendered_diagnostics() const;
@@ -48,13 +54,16 @@ class Driver {
   const ir::Function* select_function(const ir::Program& p, const std::string& name);
 
  private:
-  std::optional<ir::Program> finish(int file_id, const PipelineOptions& options);
-  std::optional<ir::Program> analyze_file(int file_id, const PipelineOptions& options);
+  std::optional<ir::Program> finish(int file_id, const std::filesystem::path& scan_dir,
+                                    const PipelineOptions& options);
+  std::optional<ir::Program> analyze_file(int file_id, const std::filesystem::path& scan_dir,
+                                          const PipelineOptions& options);
 
   SourceManager sources_;
   DiagnosticEngine diags_;
   int last_file_ = -1;
   std::map<std::string, int> pass_stats_;
+  std::vector<std::filesystem::path> dependencies_;
 };
 
 }  // namespace scangen
