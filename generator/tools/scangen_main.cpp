@@ -62,6 +62,7 @@ struct RunOptions {
 struct FileOptions {
   std::string file;
   std::vector<std::string> include_dirs;
+  bool cuda = false;  // also what keeps the program from the CUDA backend
 };
 
 // -I DIR, for the headers that `import` statements name (after the .scan file's directory).
@@ -172,6 +173,11 @@ int cmd_run(const RunOptions& o) {
     std::cerr << driver.rendered_diagnostics();
     return kExitUserError;
   }
+  bool for_cuda = o.backend == "cuda" || o.backend == "cuda-emulation";
+  if (for_cuda && !driver.check_cuda_imports(*program)) {
+    std::cerr << driver.rendered_diagnostics();
+    return kExitUserError;
+  }
   std::vector<HostTensor> args = parse_arguments(*fn, o.assignments);
   std::vector<HostTensor> results;
   try {
@@ -225,6 +231,10 @@ int cmd_compile(const CompileOptions& o) {
   Driver driver;
   auto program = load_program(driver, o.file, o.passes);
   if (!program) return kExitUserError;
+  if (o.target.find("cuda") != std::string::npos && !driver.check_cuda_imports(*program)) {
+    std::cerr << driver.rendered_diagnostics();
+    return kExitUserError;
+  }
   codegen::EmitOptions emit;
   emit.stem = std::filesystem::path(o.file).stem().string();
   emit.cpp_namespace = o.cpp_namespace;
@@ -245,7 +255,13 @@ int cmd_check(const FileOptions& o) {
   Driver driver;
   PassOptions passes = without_rewrites();
   passes.include_dirs = o.include_dirs;
-  return load_program(driver, o.file, passes) ? 0 : kExitUserError;
+  auto program = load_program(driver, o.file, passes);
+  if (!program) return kExitUserError;
+  if (o.cuda && !driver.check_cuda_imports(*program)) {
+    std::cerr << driver.rendered_diagnostics();
+    return kExitUserError;
+  }
+  return 0;
 }
 
 void list_passes() {
@@ -304,6 +320,7 @@ int run_cli(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check", "Report the errors of a .scan file (exit 0 when there are none)");
   check_cmd->add_option("file", check.file, "The .scan file")->required()->check(CLI::ExistingFile);
   add_include_option(check_cmd, check.include_dirs);
+  check_cmd->add_flag("--cuda", check.cuda, "Also report what keeps the program from the CUDA backend (imported functions that are not __host__ __device__)");
 
   IrOptions ir_opts;
   auto* ir_cmd = app.add_subcommand("ir", "Print the IR of a .scan file (as written, or after rewrites)");

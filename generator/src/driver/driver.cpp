@@ -1,5 +1,6 @@
 #include "driver/driver.h"
 
+#include <set>
 #include <sstream>
 
 #include "frontend/imports.h"
@@ -70,6 +71,38 @@ std::string Driver::render_runtime_error(const std::string& message, int line, i
   d.message = message;
   if (line > 0 && last_file_ >= 0) d.loc = Loc{last_file_, line, column, 1};
   return diags_.render(d);
+}
+
+namespace {
+
+void collect_calls(const ir::Graph& g, std::vector<const ir::CallNode*>& out) {
+  for (const ir::Node* n : ir::topological_order(g)) {
+    if (const auto* s = n->as<ir::ScanNode>()) collect_calls(s->body(), out);
+    if (const auto* c = n->as<ir::CallNode>()) out.push_back(c);
+  }
+}
+
+}  // namespace
+
+bool Driver::check_cuda_imports(const ir::Program& p) {
+  int errors_before = diags_.error_count();
+  std::vector<const ir::CallNode*> calls;
+  for (const ir::Function& f : p.functions) collect_calls(f.graph, calls);
+  std::set<const ir::Import*> reported_imports;
+  std::set<std::pair<int, int>> reported_calls;  // one error per place in the .scan file
+  for (const ir::CallNode* c : calls) {
+    const ir::Import& import = *c->import();
+    if (!import.cuda_parse_problem.empty()) {
+      if (reported_imports.insert(&import).second)
+        diags_.report(DiagId::err_import_cuda_parse, import.loc, import.spelling, import.cuda_parse_problem);
+      continue;
+    }
+    const ir::ImportedFunction& f = c->function();
+    if (f.host_device || !reported_calls.insert({c->loc().line, c->loc().col}).second) continue;
+    auto& d = diags_.report(DiagId::err_import_no_cuda, c->loc(), f.name);
+    diags_.note(d, DiagId::note_import_needs_host_device, f.loc, f.name);
+  }
+  return diags_.error_count() == errors_before;
 }
 
 const ir::Function* Driver::select_function(const ir::Program& p, const std::string& name) {

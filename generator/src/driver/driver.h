@@ -50,6 +50,11 @@ class Driver {
   // the source line and a caret when it has a location).
   std::string render_runtime_error(const std::string& message, int line, int column) const;
 
+  // Reports, as errors, what keeps the program's imported functions from CUDA code: a call of a
+  // function that is not __host__ __device__, a header that the CUDA-mode parse rejected. False
+  // when there was any (the CUDA backend and the CUDA emulation call this first).
+  bool check_cuda_imports(const ir::Program& p);
+
   // The function to run: `name`, or the only/first one. Reports an error and returns null when absent.
   const ir::Function* select_function(const ir::Program& p, const std::string& name);
 
