@@ -89,9 +89,10 @@ class CpuBackend : public Backend {
   // cache key; for a build system by the spelling of the import statement, which the build finds
   // on its include path (the .scan file's directory and the -I directories; docs/cli.md).
   static void print_imports(const ir::Program& program, const EmitOptions& o, std::ostringstream& os) {
-    if (program.imports.empty()) return;
+    std::vector<ir::ImportRef> imports = ir::imports_to_include(program);
+    if (imports.empty()) return;
     os << "// Imported C++ headers (namespace scangen_export).\n";
-    for (const ir::ImportRef& import : program.imports)
+    for (const ir::ImportRef& import : imports)
       os << (o.single_translation_unit ? ir::jit_include_lines(*import) : "#include \"" + import->spelling + "\"\n");
     os << "\n";
   }

@@ -365,9 +365,10 @@ class CudaBackend : public Backend {
   // after the hashes of their files, which the caches key on; for a build system by the spelling
   // of the import statement (docs/cli.md).
   static void print_imports(const ir::Program& program, bool jit, std::ostringstream& os) {
-    if (program.imports.empty()) return;
+    std::vector<ir::ImportRef> imports = ir::imports_to_include(program);
+    if (imports.empty()) return;
     os << "// Imported C++ headers (namespace scangen_export).\n";
-    for (const ir::ImportRef& import : program.imports)
+    for (const ir::ImportRef& import : imports)
       os << (jit ? ir::jit_include_lines(*import) : "#include \"" + import->spelling + "\"\n");
     os << "\n";
   }

@@ -1,5 +1,6 @@
 #include "ir/ir.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -214,6 +215,14 @@ std::vector<const Node*> topological_order(const Graph& g) {
 namespace scangen::ir {
 namespace {
 
+void collect_imports(const Graph& g, std::vector<ImportRef>& out) {
+  for (const Node* n : topological_order(g)) {
+    if (const auto* s = n->as<ScanNode>()) collect_imports(s->body(), out);
+    if (const auto* call = n->as<CallNode>())
+      if (std::find(out.begin(), out.end(), call->import()) == out.end()) out.push_back(call->import());
+  }
+}
+
 void collect_calls(const Graph& g, const Program& p, std::set<std::pair<int, int>>& used) {
   for (const Node* n : topological_order(g)) {
     if (const auto* s = n->as<ScanNode>()) collect_calls(s->body(), p, used);
@@ -225,6 +234,12 @@ void collect_calls(const Graph& g, const Program& p, std::set<std::pair<int, int
 }
 
 }  // namespace
+
+std::vector<ImportRef> imports_to_include(const Program& p) {
+  std::vector<ImportRef> out = p.imports;
+  for (const Function& f : p.functions) collect_imports(f.graph, out);
+  return out;
+}
 
 std::vector<std::pair<int, int>> used_imported_functions(const Program& p) {
   std::set<std::pair<int, int>> used;

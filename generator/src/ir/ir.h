@@ -512,6 +512,9 @@ struct Program {
 // The imported functions the program calls (scan bodies included), per import in the order of
 // Program::imports: (import index, function index), sorted.
 std::vector<std::pair<int, int>> used_imported_functions(const Program& p);
+// The imports whose functions code generated for `p` may call: Program::imports, then any other
+// import a call node refers to (a program assembled from functions of several files, in tests).
+std::vector<ImportRef> imports_to_include(const Program& p);
 
 // Nodes reachable from the graph's results, inputs before users, in a deterministic order (a
 // depth-first walk from the results in order). Scan bodies are not entered.
