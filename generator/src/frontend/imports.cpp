@@ -120,9 +120,12 @@ std::vector<ir::ImportRef> resolve_imports(const ast::Module& module, SourceMana
       diags.report(DiagId::err_import_unreadable, decl.path_loc, decl.path, found->string());
       continue;
     }
+    // A header that has errors was read too (a depfile must name it).
+    dependencies.push_back(*found);
     ir::ImportRef import = analyze_one(decl, *found, files, diags, search);
     if (!import) continue;
-    for (const fs::path& dep : import->dependencies) dependencies.push_back(dep);
+    for (const fs::path& dep : import->dependencies)
+      if (normalized(dep) != *found) dependencies.push_back(dep);
     out.push_back(std::move(import));
   }
   return out;
