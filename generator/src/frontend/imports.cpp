@@ -29,7 +29,7 @@ std::vector<fs::path> candidates(const std::string& spelling, const ImportSearch
 // Loads C++ files into the SourceManager once each, so that locations can point into them.
 class HeaderFiles {
  public:
-  HeaderFiles(SourceManager& sources) : sources_(sources) {}
+  explicit HeaderFiles(SourceManager& sources) : sources_(sources) {}
   // The file id of `path`, or -1 when it cannot be read.
   int id(const fs::path& path) {
     fs::path key = normalized(path);
