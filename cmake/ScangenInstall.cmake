@@ -41,7 +41,8 @@ set(CPACK_PACKAGE_CONTACT "scangen developers <scangen@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
-# The JIT compiles emitted C++ with the system's compiler.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "g++ (>= 12), libc6, libstdc++6")
+# The JIT compiles emitted C++ with the system's compiler; imports parse C++ headers with Clang 14
+# (its libraries and builtin headers).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "g++ (>= 12), libc6, libstdc++6, libclang-cpp14, libllvm14, libclang-common-14-dev")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 include(CPack)

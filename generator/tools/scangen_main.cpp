@@ -48,6 +48,7 @@ struct PassOptions {
   bool verify_each = false;
   bool stats = false;
   bool print_after_all = false;
+  std::vector<std::string> include_dirs;  // -I: where imported headers are looked for
 };
 
 struct RunOptions {
@@ -61,7 +62,15 @@ struct RunOptions {
 
 struct FileOptions {
   std::string file;
+  std::vector<std::string> include_dirs;
+  bool cuda = false;  // also what keeps the program from the CUDA backend
 };
+
+// -I DIR, for the headers that `import` statements name (after the .scan file's directory).
+void add_include_option(CLI::App* cmd, std::vector<std::string>& dirs) {
+  cmd->add_option("-I", dirs, "Look for imported C++ headers in this directory too (repeatable)")
+      ->allow_extra_args(false);
+}
 
 // No rewrites: what `check` analyzes and what `ir` prints by default.
 PassOptions without_rewrites() {
@@ -87,6 +96,7 @@ void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_flag("--verify-each", o.verify_each, "Run the IR verifier after every rewrite");
+  add_include_option(cmd, o.include_dirs);
   cmd->add_flag("--stats", o.stats, "Print how many times each rewrite fired (on stderr)");
   if (for_ir) {
     cmd->add_option("--passes", o.only, "Run exactly these rewrites, in this order (comma-separated)")
@@ -150,6 +160,7 @@ std::optional<ir::Program> load_program(Driver& driver, const std::string& file,
   options.only_passes = o.only;
   options.disabled_passes.insert(o.disabled.begin(), o.disabled.end());
   options.verify_each = o.verify_each;
+  options.include_dirs.assign(o.include_dirs.begin(), o.include_dirs.end());
   if (o.print_after_all)
     options.after_each_pass = [&](const std::string& pass, const ir::Program& p) {
       std::cout << "// IR after " << pass << "\n" << ir::print_program(p) << "\n";
@@ -168,6 +179,7 @@ int cmd_run(const RunOptions& o) {
   options.opt_level = o.passes.opt_level;
   options.disabled_passes = o.passes.disabled;
   options.verify_each = o.passes.verify_each;
+  options.include_dirs.assign(o.passes.include_dirs.begin(), o.passes.include_dirs.end());
   std::optional<Module> module;
   try {
     module = compile_file(o.file, options);
@@ -238,6 +250,10 @@ int cmd_compile(const CompileOptions& o) {
   Driver driver;
   auto program = load_program(driver, o.file, o.passes);
   if (!program) return kExitUserError;
+  if (o.target.find("cuda") != std::string::npos && !driver.check_cuda_imports(*program)) {
+    std::cerr << driver.rendered_diagnostics();
+    return kExitUserError;
+  }
   codegen::EmitOptions emit;
   emit.stem = std::filesystem::path(o.file).stem().string();
   emit.cpp_namespace = o.cpp_namespace;
@@ -259,7 +275,15 @@ int cmd_compile(const CompileOptions& o) {
 
 int cmd_check(const FileOptions& o) {
   Driver driver;
-  return load_program(driver, o.file, without_rewrites()) ? 0 : kExitUserError;
+  PassOptions passes = without_rewrites();
+  passes.include_dirs = o.include_dirs;
+  auto program = load_program(driver, o.file, passes);
+  if (!program) return kExitUserError;
+  if (o.cuda && !driver.check_cuda_imports(*program)) {
+    std::cerr << driver.rendered_diagnostics();
+    return kExitUserError;
+  }
+  return 0;
 }
 
 void list_passes() {
@@ -321,6 +345,8 @@ int run_cli(int argc, char** argv) {
   FileOptions check;
   auto* check_cmd = app.add_subcommand("check", "Report the errors of a .scan file (exit 0 when there are none)");
   check_cmd->add_option("file", check.file, "The .scan file")->required()->check(CLI::ExistingFile);
+  add_include_option(check_cmd, check.include_dirs);
+  check_cmd->add_flag("--cuda", check.cuda, "Also report what keeps the program from the CUDA backend (imported functions that are not __host__ __device__)");
 
   IrOptions ir_opts;
   auto* ir_cmd = app.add_subcommand("ir", "Print the IR of a .scan file (as written, or after rewrites)");

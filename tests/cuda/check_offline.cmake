@@ -5,6 +5,8 @@ string(REPLACE "|" ";" samples "${SAMPLES}")
 file(REMOVE_RECURSE ${WORK_DIR})
 foreach(sample IN LISTS samples)
   get_filename_component(stem ${sample} NAME_WE)
+  # Imported headers are included as the import statements spell them (docs/cli.md).
+  get_filename_component(sample_dir ${sample} DIRECTORY)
   execute_process(COMMAND ${SCANGEN} compile --target cuda ${sample} -o ${WORK_DIR}
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -13,7 +15,7 @@ foreach(sample IN LISTS samples)
   execute_process(
     COMMAND ${NVCC} -std=c++17 --fmad=false -gencode arch=compute_80,code=sm_80
             -gencode arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings
-            -c ${WORK_DIR}/${stem}.cu -o ${WORK_DIR}/${stem}.o
+            -I${sample_dir} -c ${WORK_DIR}/${stem}.cu -o ${WORK_DIR}/${stem}.o
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "nvcc rejected ${stem}.cu (${rc}):\n${out}${err}")

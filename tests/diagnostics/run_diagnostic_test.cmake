@@ -33,16 +33,32 @@ function(readable line out)
 endfunction()
 
 # ---- expectations
+get_filename_component(dir "${FILE}" DIRECTORY)
 file(READ "${FILE}" source)
 split_lines("${source}" source_lines)
 set(expected "")
 set(expect_ok FALSE)
+set(check_args "")
+set(headers "")
 foreach(line IN LISTS source_lines)
-  if(line MATCHES "//[ \t]*expect:[ \t]*(.*)$")
+  if(line MATCHES "//[ \t]*check-args:[ \t]*(.*)$")
+    # Options for `scangen check` (e.g. --cuda).
+    string(STRIP "${CMAKE_MATCH_1}" a)
+    separate_arguments(a UNIX_COMMAND "${a}")
+    list(APPEND check_args ${a})
+  elseif(line MATCHES "//[ \t]*expect-in[ \t]+([^ \t:]+):[ \t]*(.*)$")
+    # A diagnostic located in another file (an imported header), named relative to this one's
+    # directory: `// expect-in headers/bad.h: 3:5: error: ...`.
+    string(STRIP "${CMAKE_MATCH_2}" e)
+    list(APPEND headers "${CMAKE_MATCH_1}")
+    list(APPEND expected "${CMAKE_MATCH_1}:${e}")
+  elseif(line MATCHES "//[ \t]*expect:[ \t]*(.*)$")
     string(STRIP "${CMAKE_MATCH_1}" e)
     if(e STREQUAL "ok")
       set(expect_ok TRUE)
     elseif(e MATCHES "^[0-9]+:[0-9]+: (error|warning|note): .")
+      # <dir> stands for this file's directory (in messages that name files).
+      string(REPLACE "<dir>" "${dir}" e "${e}")
       list(APPEND expected "${e}")
     else()
       readable("${line}" shown)
@@ -59,7 +75,7 @@ if(NOT expect_ok AND expected_count EQUAL 0)
 endif()
 
 # ---- run
-execute_process(COMMAND "${SCANGEN}" check "${FILE}"
+execute_process(COMMAND "${SCANGEN}" check ${check_args} "${FILE}"
   RESULT_VARIABLE status
   OUTPUT_VARIABLE out
   ERROR_VARIABLE err
@@ -88,6 +104,12 @@ foreach(line IN LISTS err_lines)
     if(rest MATCHES "^[0-9]+:[0-9]+: (error|warning|note): ")
       list(APPEND actual "${rest}")
     endif()
+  elseif(line MATCHES "^(/[^:]+):([0-9]+:[0-9]+: (error|warning|note): .*)$")
+    # Located in another file (by its absolute path): kept as its path relative to this file's
+    # directory.
+    set(location_rest "${CMAKE_MATCH_2}")
+    file(RELATIVE_PATH shown_path "${dir}" "${CMAKE_MATCH_1}")
+    list(APPEND actual "${shown_path}:${location_rest}")
   elseif(line MATCHES "^scangen: (error|warning|note): (.*)$")
     list(APPEND actual "0:0: ${CMAKE_MATCH_1}: ${CMAKE_MATCH_2}")
   endif()

@@ -18,6 +18,7 @@
 #include "driver/driver.h"
 #include "ir/interpreter.h"
 #include "scangen/runtime/cpu_jit.h"
+#include "scangen/runtime/cuda_program.h"
 #include "scangen/runtime/errors.h"
 
 namespace fs = std::filesystem;
@@ -175,6 +176,54 @@ BOOST_AUTO_TEST_CASE(interpreter_and_cpu_backend_agree_on_every_sample) {
     }
   }
   BOOST_TEST_MESSAGE("compared " << compared << " runs (" << agreed_errors << " failing the same way on both)");
+  BOOST_TEST(compared > 0);
+}
+
+// The samples that import C++ headers (samples/imports/), at -O0 and -O2: the interpreter (through
+// its JIT-compiled shim), the CPU backend and the CUDA kernels on the CPU emulation must agree bit
+// for bit, since all three call the same header compiled with the same flags.
+BOOST_AUTO_TEST_CASE(imported_functions_agree_on_every_backend_and_level) {
+  CpuJit jit;
+  std::mt19937 rng(20261125);
+  int compared = 0;
+  for (const fs::path& file : sample_files()) {
+    if (file.parent_path().filename() != "imports") continue;
+    for (int level : {0, 2}) {
+      BOOST_TEST_CONTEXT("sample " << fs::relative(file, SCANGEN_SOURCE_DIR).string() << " -O" << level) {
+        Driver driver;
+        auto program = driver.load_file(file.string(), PipelineOptions(level));
+        BOOST_REQUIRE_MESSAGE(program.has_value(), driver.rendered_diagnostics());
+        BOOST_REQUIRE_MESSAGE(driver.check_cuda_imports(*program), driver.rendered_diagnostics());
+        codegen::EmitOptions emit;
+        emit.stem = file.stem().string();
+        emit.single_translation_unit = true;
+        auto module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
+        emit.cuda_emulation = true;
+        auto files = codegen::generate(*program, "cuda", emit);
+        CudaEmulation emulation(files.at(0).contents, files.at(1).contents, jit);
+        for (const ir::Function& fn : program->functions) {
+          for (int run = 0; run < runs_per_function(); ++run) {
+            std::vector<HostTensor> args = random_arguments(fn, rng);
+            BOOST_TEST_CONTEXT("fn " << fn.name << " run " << run << ":" << describe(args, fn)) {
+              Outcome interp = capture([&] { return ir::Interpreter().run(fn, args); });
+              Outcome cpu = capture([&] { return module->call(fn.name, args); });
+              Outcome cuda = capture([&] { return emulation.call(fn.name, args); });
+              ++compared;
+              BOOST_TEST(interp.ok == cpu.ok);
+              BOOST_TEST(interp.ok == cuda.ok);
+              if (!interp.ok || !cpu.ok || !cuda.ok) {
+                BOOST_TEST(interp.error == cpu.error);
+                BOOST_TEST(interp.error == cuda.error);
+                continue;
+              }
+              check_identical(interp.results, cpu.results);
+              check_identical(interp.results, cuda.results);
+            }
+          }
+        }
+      }
+    }
+  }
   BOOST_TEST(compared > 0);
 }
 

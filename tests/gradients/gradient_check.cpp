@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "autodiff/gradients.h"
+#include "autodiff/rules.h"
 #include "ir/interpreter.h"
 #include "ir/mutator.h"
 
@@ -36,6 +37,15 @@ class F64Promoter : public ir::Mutator {
   }
   std::vector<Value> visit_Cast(const ir::CastNode& n, std::vector<Value> inputs) override {
     return {builder.cast(inputs[0], promoted(n.output_types()[0].dtype), n.loc())};
+  }
+  // An imported function keeps its C++ signature: its promoted arguments are converted back to
+  // its parameters' dtypes and its result promoted.
+  std::vector<Value> visit_Call(const ir::CallNode& n, std::vector<Value> inputs) override {
+    const ir::ImportedFunction& f = n.function();
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].type().dtype != f.params[i]) inputs[i] = builder.cast(inputs[i], f.params[i], n.loc());
+    Value r = builder.call(n.import(), n.function_index(), std::move(inputs), n.loc());
+    return {r.type().dtype == promoted(f.result) ? r : builder.cast(r, promoted(f.result), n.loc())};
   }
   std::vector<Value> visit_Scan(const ir::ScanNode& n, std::vector<Value> inputs) override {
     F64Promoter inner;
@@ -105,7 +115,11 @@ std::optional<GradientFunctions> gradient_functions(const ir::Function& f, const
   g.gradient.name = name;
   g.gradient.tuple_result = true;
   for (int i : g.float_args) g.gradient.results.push_back({"d_" + p.args[size_t(i)].name, p.args[size_t(i)].type, Loc{}});
-  for (const Value& d : autodiff::gradients(b, cost, wrt, Loc{})) g.gradient.graph.results.push_back(d);
+  try {
+    for (const Value& d : autodiff::gradients(b, cost, wrt, Loc{})) g.gradient.graph.results.push_back(d);
+  } catch (const autodiff::MissingPartial&) {
+    return std::nullopt;  // an imported function without the derivative the gradient needs
+  }
   return g;
 }
 

@@ -1,8 +1,9 @@
 # cmake -DPREFIX=... -DWORK_DIR=... -DSOURCE_DIR=<scangen's sources> -DGENERATOR=... -P check_consumer.cmake
 # A user's project against the installed scangen at PREFIX (see check_install.cmake):
-#  1. consumer/: scangen_add_library + the JIT API, configured, built without a warning, run;
-#  2. regeneration: nothing is rebuilt without a change; the generated code is rebuilt when the
-#     .scan file changes;
+#  1. consumer/: scangen_add_library (with an imported C++ header) + the JIT API, configured,
+#     built without a warning, run;
+#  2. regeneration: nothing is rebuilt without a change; a file's code is regenerated when the
+#     .scan file changes, or a header it imports (or one that header includes);
 #  3. samples/host_jit builds alone against the installed package and runs;
 #  4. find_package(scangen 0.2) is refused by the version file.
 function(run_step what)
@@ -25,8 +26,11 @@ run_step("building the consumer" ${CMAKE_COMMAND} --build ${build})
 if(step_output MATCHES "warning")
   message(FATAL_ERROR "building the consumer warned:\n${step_output}")
 endif()
-run_step("running the consumer" ${build}/consumer ${project}/smooth.scan)
+run_step("running the consumer" ${build}/consumer ${project})
 message(STATUS "${step_output}")
+if(NOT step_output MATCHES "clip: largest \\|y\\| = 0.5\n")
+  message(FATAL_ERROR "clip.scan did not clip at consumer_math.h's bound 0.5:\n${step_output}")
+endif()
 
 # The generated sources name the .scan file relative to the project, not by this machine's path.
 file(READ ${build}/filters_scangen/smooth.cpp generated)
@@ -41,8 +45,18 @@ if(step_output MATCHES "scangen: compiling")
 endif()
 file(APPEND ${project}/smooth.scan "// changed\n")
 run_step("building after a change of smooth.scan" ${CMAKE_COMMAND} --build ${build})
-if(NOT step_output MATCHES "scangen: compiling smooth.scan")
-  message(FATAL_ERROR "a changed .scan file was not compiled again:\n${step_output}")
+if(NOT step_output MATCHES "scangen: compiling smooth.scan" OR step_output MATCHES "scangen: compiling clip.scan")
+  message(FATAL_ERROR "a changed .scan file was not compiled again (or another one was):\n${step_output}")
+endif()
+# A header that clip.scan's import includes (known from scangen's depfile): a new bound.
+file(WRITE ${project}/include/detail/bounds.h "#pragma once\nnamespace consumer {\nconstexpr float kBound = 0.25f;\n}\n")
+run_step("building after a change of an imported header" ${CMAKE_COMMAND} --build ${build})
+if(NOT step_output MATCHES "scangen: compiling clip.scan" OR step_output MATCHES "scangen: compiling smooth.scan")
+  message(FATAL_ERROR "a changed imported header did not regenerate clip.scan's code (alone):\n${step_output}")
+endif()
+run_step("running the consumer after the header changed" ${build}/consumer ${project})
+if(NOT step_output MATCHES "clip: largest \\|y\\| = 0.25\n")
+  message(FATAL_ERROR "the new bound of bounds.h did not reach the generated code and the JIT:\n${step_output}")
 endif()
 
 run_step("configuring samples/host_jit" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/samples/host_jit -B ${WORK_DIR}/host_jit

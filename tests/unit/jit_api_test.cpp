@@ -230,3 +230,45 @@ BOOST_AUTO_TEST_CASE(cuda_without_a_device_says_so) {
     BOOST_TEST((message.find("no CUDA device") == 0u || message.find("CUDA driver not found") == 0u), message);
   }
 }
+
+BOOST_AUTO_TEST_CASE(imports_are_found_in_include_dirs_and_a_changed_header_is_compiled_again) {
+  testing::TempDir dir("scangen-jit-api-imports");
+  fs::create_directories(dir / "include");
+  auto write_header = [&](const std::string& body) {
+    write(dir / "include" / "gain.h",
+          "#pragma once\n#ifndef __CUDACC__\n#define __host__\n#define __device__\n#endif\n"
+          "namespace scangen_export {\n" + body + "\n}\n");
+  };
+  write_header("__host__ __device__ inline float gain(float x) { return 2.0f * x; }\n"
+               "inline float host_only(float x) { return x; }");
+  const std::string text = "import \"gain.h\"\nfn g(x: f32[n]) -> f32[n] {\n    return gain(x) + 1\n}\n";
+  const fs::path name = dir / "g.scan";
+  std::vector<float> x = {1, 2, 3};
+  for (Backend backend : kCpuBackends) {
+    BOOST_TEST_CONTEXT(backend_name(backend)) {
+      JitOptions options = on(backend);
+      BOOST_TEST(error_of<CompileError>([&] { compile_source(name.string(), text, options); }).find(
+                     name.string() + ":1:8: error: ") == 0u);  // not found without the include directory
+      options.include_dirs = {dir / "include"};
+      Module m = compile_source(name.string(), text, options);
+      BOOST_TEST(m.call("g", {view(x.data(), {3})}).at(0).data<float>()[2] == 7.0f);
+      BOOST_TEST(compile_source(name.string(), text, options).reused());
+    }
+  }
+  write_header("__host__ __device__ inline float gain(float x) { return 3.0f * x; }\n"
+               "inline float host_only(float x) { return x; }");
+  JitOptions options = on(Backend::Cpu);
+  options.include_dirs = {dir / "include"};
+  Module changed = compile_source(name.string(), text, options);
+  BOOST_TEST(!changed.reused());
+  BOOST_TEST(changed.call("g", {view(x.data(), {3})}).at(0).data<float>()[2] == 10.0f);
+
+  // CUDA code (and its emulation) calls only __host__ __device__ functions.
+  const std::string host_only = "import \"gain.h\"\nfn h(x: f32) -> f32 {\n    return host_only(x)\n}\n";
+  BOOST_TEST(compile_source(name.string(), host_only, options).call("h", {HostTensor::scalar(4.0f)}).at(0).data<float>()[0] == 4.0f);
+  JitOptions emulation = options;
+  emulation.backend = Backend::CudaEmulation;
+  std::string message = error_of<CompileError>([&] { compile_source(name.string(), host_only, emulation); });
+  BOOST_TEST(message.find(name.string() + ":3:12: error: 'host_only' is called from code compiled for CUDA") == 0u, message);
+  BOOST_TEST(message.find("host_only") != std::string::npos, message);
+}

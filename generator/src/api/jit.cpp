@@ -136,6 +136,10 @@ std::shared_ptr<detail::ModuleState> build(const std::string& name, std::string_
   state->program = std::move(*program);
   for (const ir::Function& fn : state->program.functions) state->functions.push_back(describe(fn));
   const BackendEntry& backend = entry(options.backend);
+  // CUDA code calls only __host__ __device__ imported functions (the emulation holds to it too).
+  const bool cuda_code = backend.codegen_backend && std::string_view(backend.codegen_backend) == "cuda";
+  if (cuda_code && !state->driver.check_cuda_imports(state->program))
+    throw CompileError(state->driver.rendered_diagnostics());
   std::vector<codegen::EmittedFile> files;
   if (backend.codegen_backend) {
     codegen::EmitOptions emit;

@@ -324,6 +324,29 @@ std::vector<Value> rule_Reshape(AdjointContext& c, const ir::Node& n, const std:
   return in;
 }
 
+// d f(x...) / d x_i = f_d<i>(x...) (another imported function), times the upstream cotangent and
+// reduced over the axes x_i was broadcast along; integer and bool arguments get none.
+std::vector<Value> rule_Call(AdjointContext& c, const ir::Node& n, const std::vector<Value>& g,
+                             const std::vector<bool>& needed) {
+  const auto& call = *n.as<ir::CallNode>();
+  const ir::ImportedFunction& f = call.function();
+  std::vector<Value> args;
+  for (const Value& in : n.inputs()) args.push_back(c.primal(in));
+  std::vector<Value> in = inputs_none(n);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!needed[i] || !g[0] || !is_float(f.params[i])) continue;
+    int partial = f.partials[i];
+    if (partial < 0 || call.import()->functions[size_t(partial)].params != f.params)
+      throw MissingPartial{&call, int(i)};
+    Value d = c.builder.call(call.import(), partial, args, c.loc);
+    if (d.type().dtype != g[0].type().dtype) d = c.builder.cast(d, g[0].type().dtype, c.loc);
+    Value gi = mul(c, g[0], d);
+    if (gi.type().dtype != f.params[i]) gi = c.builder.cast(gi, f.params[i], c.loc);
+    in[i] = unbroadcast(c, gi, args[i]);
+  }
+  return in;
+}
+
 Rule rule_for(ir::NodeKind kind) {
   static constexpr Rule kRules[] = {
 #define IR_NODE(kind, name) &rule_##kind,

@@ -20,6 +20,14 @@ using Rule = std::vector<Value> (*)(AdjointContext& ctx, const ir::Node& node,
 
 Rule rule_for(ir::NodeKind kind);
 
+// Thrown by the rule of an imported function's call when a cotangent is needed for a float
+// parameter whose partial derivative (f_d<i>) the header does not define; the frontend reports it
+// at the call.
+struct MissingPartial {
+  const ir::CallNode* call;
+  int param;
+};
+
 // The rule of a scan with checkpoint = N (checkpoint.cpp).
 std::vector<Value> checkpointed_adjoint(AdjointContext& ctx, const ir::ScanNode& scan,
                                         const std::vector<Value>& output_cotangents, const std::vector<bool>& needed);

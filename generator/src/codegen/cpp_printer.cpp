@@ -112,6 +112,11 @@ std::string CppPrinter::expr(const ExprRef& e, bool plain) {
     case ExprKind::Binary: return binary(*e);
     case ExprKind::Select: return "(" + expr(e->a, true) + " ? " + expr(e->b, plain) + " : " + expr(e->c, plain) + ")";
     case ExprKind::Cast: return std::string("sg::cast<") + ctype(e->type) + ">(" + expr(e->a) + ")";
+    case ExprKind::Call: {
+      std::string s = e->name + "(";
+      for (size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : "") + expr(e->args[i], true);
+      return s + ")";
+    }
   }
   return "?";
 }

@@ -8,6 +8,7 @@
 #include "codegen/backend.h"
 #include "codegen/cpp_printer.h"
 #include "codegen/cpp_names.h"
+#include "ir/import_shim.h"
 #include "support/check.h"
 
 namespace scangen::embedded {
@@ -69,6 +70,7 @@ class CpuBackend : public Backend {
       os << "#include \"" << o.stem << ".h\"\n\n";
     }
     os << "#include <limits>\n\n";
+    print_imports(program, o, os);
     os << embedded::file("common/scangen_scalar.h") << "\n";
     os << embedded::file("cpu/scangen_cpu_support.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\nnamespace {\n\nnamespace sg = scangen::scalar_v1;\n\n";
@@ -80,6 +82,19 @@ class CpuBackend : public Backend {
     os << "}  // namespace " << o.cpp_namespace << "\n\n";
     print_abi(program, module, o, os);
     return os.str();
+  }
+
+  // The imported headers: for the JIT (one translation unit compiled in the cache directory) by
+  // absolute path, after the hashes of their files, which put the headers' contents into the
+  // cache key; for a build system by the spelling of the import statement, which the build finds
+  // on its include path (the .scan file's directory and the -I directories; docs/cli.md).
+  static void print_imports(const ir::Program& program, const EmitOptions& o, std::ostringstream& os) {
+    std::vector<ir::ImportRef> imports = ir::imports_to_include(program);
+    if (imports.empty()) return;
+    os << "// Imported C++ headers (namespace scangen_export).\n";
+    for (const ir::ImportRef& import : imports)
+      os << (o.single_translation_unit ? ir::jit_include_lines(*import) : "#include \"" + import->spelling + "\"\n");
+    os << "\n";
   }
 
   static void print_impl(const ir::Function& fn, const lir::Function& lf, std::ostringstream& os) {

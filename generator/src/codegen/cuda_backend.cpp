@@ -26,6 +26,7 @@
 #include "codegen/cuda_barriers.h"
 #include "codegen/element_nests.h"
 #include "codegen/lanes.h"
+#include "ir/import_shim.h"
 #include "support/check.h"
 
 namespace scangen::embedded {
@@ -359,6 +360,19 @@ class CudaBackend : public Backend {
   }
 
  private:
+  // The imported headers, whose functions the kernels call (each __host__ __device__: the driver
+  // checked, Driver::check_cuda_imports). For the JIT (NVRTC, the emulation) by absolute path
+  // after the hashes of their files, which the caches key on; for a build system by the spelling
+  // of the import statement (docs/cli.md).
+  static void print_imports(const ir::Program& program, bool jit, std::ostringstream& os) {
+    std::vector<ir::ImportRef> imports = ir::imports_to_include(program);
+    if (imports.empty()) return;
+    os << "// Imported C++ headers (namespace scangen_export).\n";
+    for (const ir::ImportRef& import : imports)
+      os << (jit ? ir::jit_include_lines(*import) : "#include \"" + import->spelling + "\"\n");
+    os << "\n";
+  }
+
   // `jit`: kernels with C names for the runtime to look up; else local to the translation unit, so
   // that several generated .cu files link into one program.
   static std::string print_kernels(const ir::Program& program, const lir::Module& module,
@@ -368,6 +382,7 @@ class CudaBackend : public Backend {
     os << embedded::file("cuda/scangen_cuda_abi.h") << "\n";
     os << embedded::file("common/scangen_scalar.h") << "\n";
     os << embedded::file("cuda/scangen_cuda_device.h") << "\n";
+    print_imports(program, jit, os);
     if (!jit) os << "namespace {\n\n";
     os << "namespace scangen_kernels {\n\nnamespace sg = scangen::scalar_v1;\nnamespace sgc = scangen_cuda_v1;\n\n";
     for (size_t f = 0; f < module.functions.size(); ++f) {

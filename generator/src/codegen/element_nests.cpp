@@ -187,11 +187,14 @@ class Flattener {
     if (!e || e->kind == ExprKind::Imm || e->kind == ExprKind::Var) return e;
     ExprRef a = rewrite(e->a, element), b = rewrite(e->b, element), c = rewrite(e->c, element);
     if (e->kind == ExprKind::Load && polys_.of(a) == poly_var(element->name)) a = element;
-    if (a == e->a && b == e->b && c == e->c) return e;
+    std::vector<ExprRef> args;
+    for (const ExprRef& arg : e->args) args.push_back(rewrite(arg, element));
+    if (a == e->a && b == e->b && c == e->c && args == e->args) return e;
     auto copy = std::make_shared<lir::Expr>(*e);
     copy->a = a;
     copy->b = b;
     copy->c = c;
+    copy->args = std::move(args);
     return copy;
   }
 

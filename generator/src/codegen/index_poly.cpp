@@ -106,7 +106,8 @@ std::optional<IndexPoly> IndexPolys::of(const ExprRef& e, int depth) const {
     case ExprKind::Load:
     case ExprKind::Unary:
     case ExprKind::Select:
-    case ExprKind::Cast: return std::nullopt;
+    case ExprKind::Cast:
+    case ExprKind::Call: return std::nullopt;
   }
   return std::nullopt;
 }

@@ -75,6 +75,13 @@ ExprRef select(ExprRef c, ExprRef a, ExprRef b) {
   return e;
 }
 
+ExprRef call(const std::string& callee, DType result, std::vector<ExprRef> args) {
+  auto e = make(ExprKind::Call, result);
+  e->name = callee;
+  e->args = std::move(args);
+  return e;
+}
+
 ExprRef cast(DType to, ExprRef a) {
   if (a->type == to) return a;
   if (a->kind == ExprKind::Imm && is_int(to) && is_int(a->type))
@@ -210,6 +217,12 @@ bool same_expr(const ExprRef& a, const ExprRef& b) {
       return a->bop == b->bop && a->index_math == b->index_math && same_expr(a->a, b->a) && same_expr(a->b, b->b);
     case ExprKind::Select: return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
     case ExprKind::Cast: return same_expr(a->a, b->a);
+    case ExprKind::Call: {
+      if (a->name != b->name || a->args.size() != b->args.size()) return false;
+      for (size_t i = 0; i < a->args.size(); ++i)
+        if (!same_expr(a->args[i], b->args[i])) return false;
+      return true;
+    }
   }
   return false;
 }
@@ -226,6 +239,10 @@ size_t hash_expr(const ExprRef& e) {
     case ExprKind::Binary: mix(size_t(e->bop)); mix(e->index_math); break;
     case ExprKind::Select:
     case ExprKind::Cast: break;
+    case ExprKind::Call:
+      mix(std::hash<std::string>()(e->name));
+      for (const ExprRef& arg : e->args) mix(hash_expr(arg));
+      break;
   }
   mix(hash_expr(e->a));
   mix(hash_expr(e->b));
@@ -266,6 +283,9 @@ void collect_reads(const ExprRef& e, std::vector<std::string>& out) {
     case ExprKind::Binary:
     case ExprKind::Select:
     case ExprKind::Cast: break;
+    case ExprKind::Call:
+      for (const ExprRef& arg : e->args) collect_reads(arg, out);
+      break;
   }
   collect_reads(e->a, out);
   collect_reads(e->b, out);
@@ -275,6 +295,8 @@ void collect_reads(const ExprRef& e, std::vector<std::string>& out) {
 bool has_load(const ExprRef& e) {
   if (!e) return false;
   if (e->kind == ExprKind::Load) return true;
+  for (const ExprRef& arg : e->args)
+    if (has_load(arg)) return true;
   return has_load(e->a) || has_load(e->b) || has_load(e->c);
 }
 
@@ -284,6 +306,7 @@ void collect_loads(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>
   collect_loads(e->a, out);
   collect_loads(e->b, out);
   collect_loads(e->c, out);
+  for (const ExprRef& arg : e->args) collect_loads(arg, out);
 }
 
 namespace {

@@ -38,6 +38,7 @@ enum class ExprKind : uint8_t {
   Binary,  // element operation, or (index = true) plain index arithmetic on i64
   Select,  // c ? a : b
   Cast,    // element conversion to `type`
+  Call,    // a pure function of an imported C++ header: name(args...), `name` qualified
 };
 
 struct Expr {
@@ -47,6 +48,7 @@ struct Expr {
   std::string name; // Var, and the pointer of a Load
   bool pointer = false;  // Var of pointer type
   ExprRef a, b, c;  // operands (Load: a = index)
+  std::vector<ExprRef> args;  // Call: the arguments
   UnaryOp uop = UnaryOp::Neg;
   BinaryOp bop = BinaryOp::Add;
   bool index_math = false;  // Binary: i64 index arithmetic printed with plain operators
@@ -62,6 +64,8 @@ ExprRef unary(UnaryOp op, ExprRef a);
 ExprRef binary(BinaryOp op, ExprRef a, ExprRef b);
 ExprRef select(ExprRef c, ExprRef a, ExprRef b);
 ExprRef cast(DType to, ExprRef a);
+// `callee` (a qualified C++ name) applied to scalar arguments, giving `result`.
+ExprRef call(const std::string& callee, DType result, std::vector<ExprRef> args);
 // Index arithmetic on i64 (folds constants: 0 + x is x, 1 * x is x).
 ExprRef add(ExprRef a, ExprRef b);
 ExprRef sub(ExprRef a, ExprRef b);

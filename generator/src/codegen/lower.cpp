@@ -101,6 +101,7 @@ bool computes_elementwise(NodeKind k) {
     case NodeKind::Binary:
     case NodeKind::Select:
     case NodeKind::Cast:
+    case NodeKind::Call:
     case NodeKind::Fill:
     case NodeKind::Arange: return true;
     default: return false;
@@ -119,7 +120,8 @@ bool updates_in_one_row(const ir::ScanNode& n, int s) {
   const ir::Graph& body = n.body();
   const Value& result = body.results[size_t(s)];
   NodeKind root = result.node->kind();
-  if (root != NodeKind::Unary && root != NodeKind::Binary && root != NodeKind::Select && root != NodeKind::Cast)
+  if (root != NodeKind::Unary && root != NodeKind::Binary && root != NodeKind::Select && root != NodeKind::Cast &&
+      root != NodeKind::Call)
     return false;
   const ir::Node* previous = body.params[size_t(info.body_state_param(s, 0))].node.get();
   // Another result (an output `y[t] = x[t-1]`, the until flag) that is X[t-1] itself would be
@@ -584,6 +586,7 @@ bool GraphLowering::may_fail(const Value& v) {
     case NodeKind::Unary:
     case NodeKind::Cast:
     case NodeKind::Select:
+    case NodeKind::Call:
     case NodeKind::Fill:
     case NodeKind::Arange:
     case NodeKind::Reshape:
@@ -715,7 +718,8 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       return d;
     }
     case NodeKind::Binary:
-    case NodeKind::Select: return known(broadcast_dims(n));
+    case NodeKind::Select:
+    case NodeKind::Call: return known(broadcast_dims(n));
     case NodeKind::Reshape: {
       std::vector<ExprRef> d;
       for (int i = 1; i < n.num_inputs(); ++i) d.push_back(size_operand(n.input(i)));
@@ -957,6 +961,11 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
     case NodeKind::Cast: return lir::cast(n.output_types()[0].dtype, in[0]);
     case NodeKind::Select: return lir::select(in[0], in[1], in[2]);
     case NodeKind::CheckShape: return in[0];
+    case NodeKind::Call: {
+      // The imported function's qualified name: the namespace of the convention.
+      const auto* c = n.as<ir::CallNode>();
+      return lir::call("scangen_export::" + c->function().name, n.output_types()[0].dtype, in);
+    }
     case NodeKind::Binary: {
       ir::BinaryOp op = n.as<ir::BinaryNode>()->op();
       DType d = in[0]->type;

@@ -23,7 +23,7 @@ struct PipelineOptions {
   std::vector<std::string> only_passes;   // when not empty: exactly these, in this order
   std::set<std::string> disabled_passes;
   bool verify_each = false;
-  // Searched for imported headers after the .scan file's own directory.
+  // -I: where imported headers are looked for after the .scan file's directory.
   std::vector<std::filesystem::path> include_dirs;
   // Called after each pass that ran, with its name and the program (for --print-after-all).
   std::function<void(const std::string&, const ir::Program&)> after_each_pass;
@@ -40,6 +40,9 @@ class Driver {
                                        const PipelineOptions& options = PipelineOptions());
 
   const DiagnosticEngine& diagnostics() const { return diags_; }
+  // The files the last load read: the .scan file and every imported header with what it includes
+  // (for depfiles).
+  const std::vector<std::filesystem::path>& dependencies() const { return dependencies_; }
   // How many times each pass fired while loading (--stats).
   const std::map<std::string, int>& pass_stats() const { return pass_stats_; }
   std::string rendered_diagnostics() const;
@@ -47,23 +50,27 @@ class Driver {
   // the source line and a caret when it has a location).
   std::string render_runtime_error(const std::string& message, int line, int column) const;
 
+  // Reports, as errors, what keeps the program's imported functions from CUDA code: a call of a
+  // function that is not __host__ __device__, a header that the CUDA-mode parse rejected. False
+  // when there was any (the CUDA backend and the CUDA emulation call this first).
+  bool check_cuda_imports(const ir::Program& p);
+
   // The function to run: `name`, or the only/first one. Reports an error and returns null when absent.
   const ir::Function* select_function(const ir::Program& p, const std::string& name);
   // The error select_function reports for a missing function, rendered (without reporting it).
   std::string describe_missing_function(const ir::Program& p, const std::string& name) const;
 
-  // The files read from disk: the .scan files loaded and the headers they import.
-  const std::vector<std::filesystem::path>& dependencies() const { return dependencies_; }
-
  private:
-  std::optional<ir::Program> finish(int file_id, const PipelineOptions& options);
-  std::optional<ir::Program> analyze_file(int file_id, const PipelineOptions& options);
+  std::optional<ir::Program> finish(int file_id, const std::filesystem::path& scan_dir,
+                                    const PipelineOptions& options);
+  std::optional<ir::Program> analyze_file(int file_id, const std::filesystem::path& scan_dir,
+                                          const PipelineOptions& options);
 
   SourceManager sources_;
   DiagnosticEngine diags_;
   int last_file_ = -1;
-  std::vector<std::filesystem::path> dependencies_;
   std::map<std::string, int> pass_stats_;
+  std::vector<std::filesystem::path> dependencies_;
 };
 
 }  // namespace scangen

@@ -220,8 +220,16 @@ struct FnDecl {
   Loc close_loc;
 };
 
+// import "helpers.h"
+struct ImportDecl {
+  std::string path;  // as written between the quotes
+  Loc loc;           // the whole statement
+  Loc path_loc;      // the string
+};
+
 struct Module {
   int file_id = -1;
+  std::vector<ImportDecl> imports;
   std::vector<std::unique_ptr<FnDecl>> functions;
 };
 

@@ -21,6 +21,7 @@ std::string describe_token(const Token& t) {
     case Tok::Identifier: return "'" + t.text + "'";
     case Tok::IntLiteral:
     case Tok::FloatLiteral: return "'" + t.text + "'";
+    case Tok::StringLiteral: return "\"" + t.text + "\"";
     default: return token_spelling(t.kind);
   }
 }
@@ -33,7 +34,7 @@ const std::unordered_map<std::string, Tok>& keywords() {
       {"scan", Tok::KwScan}, {"init", Tok::KwInit},   {"until", Tok::KwUntil},
       {"true", Tok::KwTrue}, {"false", Tok::KwFalse}, {"f32", Tok::KwF32},
       {"f64", Tok::KwF64},   {"i32", Tok::KwI32},     {"i64", Tok::KwI64},
-      {"bool", Tok::KwBool}};
+      {"bool", Tok::KwBool}, {"import", Tok::KwImport}};
   return k;
 }
 
@@ -62,6 +63,8 @@ class Lexer {
         if (tokens_.back().kind == Tok::KwFn && !open_.empty()) recover_at_fn();
       } else if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) {
         lex_number();
+      } else if (c == '"') {
+        lex_string();
       } else {
         lex_punct();
       }
@@ -132,6 +135,26 @@ class Lexer {
     push_newline(fn.loc);
     fn.quiet = true;
     tokens_.push_back(std::move(fn));
+  }
+
+  // "..." on one line, without escapes (import paths): the token's text is what lies between the
+  // quotes. An unterminated string is reported and kept quiet, so the parser adds nothing.
+  void lex_string() {
+    Token t;
+    t.kind = Tok::StringLiteral;
+    t.loc = here(1);
+    advance();
+    size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') advance();
+    t.text = text_.substr(start, pos_ - start);
+    if (pos_ < text_.size() && text_[pos_] == '"') {
+      advance();
+    } else {
+      diags_.report(DiagId::err_unterminated_string, t.loc);
+      t.quiet = true;
+    }
+    t.loc.length = static_cast<int32_t>(pos_ - start + 1);
+    tokens_.push_back(std::move(t));
   }
 
   void push_newline(Loc l) {

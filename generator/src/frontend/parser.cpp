@@ -20,7 +20,20 @@ class Parser {
     Module m;
     m.file_id = file_id_;
     skip_newlines();
+    while (at(Tok::KwImport)) {
+      try {
+        m.imports.push_back(parse_import());
+      } catch (SyntaxError&) {
+        skip_statement();
+      }
+      skip_newlines();
+    }
     while (!at(Tok::Eof)) {
+      if (at(Tok::KwImport)) {
+        diags_.report(DiagId::err_import_after_fn, peek().loc);
+        skip_to_next_fn();
+        continue;
+      }
       if (!at(Tok::KwFn)) {
         if (!peek().quiet)
           diags_.report(DiagId::err_expected_toplevel, peek().loc, describe_token(peek()));
@@ -96,6 +109,19 @@ class Parser {
   }
 
   // ---- declarations
+  // import "path": a C++ header whose namespace scangen_export functions become callable.
+  ImportDecl parse_import() {
+    ImportDecl d;
+    d.loc = expect(Tok::KwImport).loc;
+    const Token& path = expect(Tok::StringLiteral, "a header path in quotes, e.g. \"helpers.h\"");
+    d.path = path.text;
+    d.path_loc = path.loc;
+    d.loc = span_from(d.loc);
+    if (d.path.empty() && !path.quiet) diags_.report(DiagId::err_import_empty_path, path.loc);
+    if (!at(Tok::Newline) && !at(Tok::Semicolon) && !at(Tok::Eof)) fail("the end of the import");
+    return d;
+  }
+
   std::unique_ptr<FnDecl> parse_fn() {
     auto fn = std::make_unique<FnDecl>();
     fn->loc = expect(Tok::KwFn).loc;

@@ -13,9 +13,11 @@ namespace sema {
 
 std::string plural(size_t n) { return n == 1 ? "" : "s"; }
 
-Analyzer::Analyzer(const ast::Module& module, const SourceManager& sources, DiagnosticEngine& diags)
+Analyzer::Analyzer(const ast::Module& module, const SourceManager& sources, DiagnosticEngine& diags,
+                   std::vector<ir::ImportRef> imports)
     : module_(module),
       sources_(sources),
+      imports_(std::move(imports)),
       diags_(diags),
       builder_([this](const ir::Node& n) { region_of_[&n] = region_; }) {
   region_parent_.push_back(-1);  // region 0: unused root
@@ -65,6 +67,8 @@ std::optional<ir::Program> Analyzer::run() {
       diags_.report(DiagId::err_builtin_redefined, fn->name_loc, fn->name);
     }
   }
+  register_imports();
+  program.imports = imports_;
   if (module_.functions.empty() && !diags_.has_errors()) {
     diags_.report(DiagId::err_no_function, Loc{module_.file_id, 1, 1, 1});
   }
@@ -343,8 +347,8 @@ SValue Analyzer::conform(SValue v, const ast::TypeDecl& decl, FunctionEnv& fenv,
 }  // namespace sema
 
 std::optional<ir::Program> analyze(const ast::Module& module, const SourceManager& sources,
-                                   DiagnosticEngine& diags) {
-  sema::Analyzer analyzer(module, sources, diags);
+                                   DiagnosticEngine& diags, const std::vector<ir::ImportRef>& imports) {
+  sema::Analyzer analyzer(module, sources, diags, imports);
   return analyzer.run();
 }
 

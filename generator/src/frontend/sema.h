@@ -12,7 +12,8 @@
 namespace scangen {
 
 // Returns the program, or nullopt when errors were reported (all of them are in `diags`).
+// `imports`: the module's imported headers (frontend/imports.h), whose functions become callable.
 std::optional<ir::Program> analyze(const ast::Module& module, const SourceManager& sources,
-                                   DiagnosticEngine& diags);
+                                   DiagnosticEngine& diags, const std::vector<ir::ImportRef>& imports = {});
 
 }  // namespace scangen

@@ -3,6 +3,7 @@
 // the values the names are bound to, wherever they were computed (an argument, a let of the
 // function, a let of this step or of an enclosing one).
 #include "autodiff/gradients.h"
+#include "autodiff/rules.h"
 #include "frontend/sema_internal.h"
 
 namespace scangen::sema {
@@ -49,7 +50,16 @@ SValue Analyzer::grad(const ast::Call& c, Scope& scope) {
   }
   if (!ok) return SValue::invalid();
 
-  std::vector<ir::Value> grads = autodiff::gradients(builder_, cost.value, wrt, c.loc);
+  std::vector<ir::Value> grads;
+  try {
+    grads = autodiff::gradients(builder_, cost.value, wrt, c.loc);
+  } catch (const autodiff::MissingPartial& missing) {
+    const ir::ImportedFunction& f = missing.call->function();
+    std::string partial = f.name + "_d" + std::to_string(missing.param);
+    auto& d = diags_.report(DiagId::err_import_no_partial, missing.call->loc(), f.name, missing.param, partial);
+    diags_.note(d, DiagId::note_import_function_here, f.loc, f.name);
+    return SValue::invalid();
+  }
   if (second.kind != ast::ExprKind::Tuple) return SValue::tensor(grads[0], c.loc);
   SValue out;
   out.kind = SValue::Kind::Multi;

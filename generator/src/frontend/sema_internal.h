@@ -209,7 +209,8 @@ class SemaDiagnostics {
 
 class Analyzer {
  public:
-  Analyzer(const ast::Module& module, const SourceManager& sources, DiagnosticEngine& diags);
+  Analyzer(const ast::Module& module, const SourceManager& sources, DiagnosticEngine& diags,
+           std::vector<ir::ImportRef> imports);
   std::optional<ir::Program> run();
 
   // ---- shared helpers (sema.cpp)
@@ -250,6 +251,10 @@ class Analyzer {
   SValue call(const ast::Call& c, Scope& scope);
   SValue builtin(const ast::Call& c, Scope& scope, bool* handled);
   SValue call_function(const ast::FnDecl& fn, const ast::Call& c, Scope& scope);
+  // ---- imported C++ functions (sema_imports.cpp)
+  // Makes the imported functions callable by name, reporting names that conflict.
+  void register_imports();
+  SValue imported_call(const ast::Call& c, Scope& scope, const ir::ImportRef& import, int function);
   // grad(C, w) and grad(C, (w1, w2, ...)) (sema_grad.cpp).
   SValue grad(const ast::Call& c, Scope& scope);
   SValue name(const ast::Name& n, Scope& scope);
@@ -289,11 +294,14 @@ class Analyzer {
   std::set<std::set<const ast::FnDecl*>> reported_cycles;
   std::unordered_map<const ast::Expr*, TapRead> tap_reads;
   std::map<std::string, const ast::FnDecl*> functions;
+  // Imported functions by name: (import, index in its functions).
+  std::map<std::string, std::pair<ir::ImportRef, int>> imported_functions;
   FunctionEnv* env = nullptr;
 
  private:
   const ast::Module& module_;
   const SourceManager& sources_;
+  std::vector<ir::ImportRef> imports_;
   SemaDiagnostics diags_;
   ir::Builder builder_;
   int next_binding_id_ = 1;

@@ -15,6 +15,8 @@ namespace scangen {
   TOKEN(Identifier, "a name")          \
   TOKEN(IntLiteral, "an integer")      \
   TOKEN(FloatLiteral, "a number")      \
+  TOKEN(StringLiteral, "a string")     \
+  TOKEN(KwImport, "'import'")          \
   TOKEN(KwFn, "'fn'")                  \
   TOKEN(KwLet, "'let'")                \
   TOKEN(KwReturn, "'return'")          \

@@ -8,9 +8,19 @@
 // result type, is the partial derivative of f with respect to its parameter i: grad flows through
 // f only when every floating-point parameter has one.
 //
+// Only functions are offered, and every other function-like declaration directly in the namespace
+// is a problem (a template, an overload of an earlier name, a variadic function, a declaration the
+// header does not define, a parameter or result of another type). Classes (with their members),
+// nested namespaces, variables, types and operators are left alone, silently: they are the
+// header's helpers. An overload is reported at the second declaration; the first stays usable.
+// f_d<i> whose types differ from f's, or whose i is not a parameter of f, is a problem and is not
+// offered; f_d<i> without a usable f is an ordinary function.
+//
 // The header is parsed in-process with Clang's libTooling (src/imports/cxx_header.cpp): once as
 // C++17 (the truth for the CPU backends and the interpreter) and once as CUDA host code, to learn
-// which functions are `__host__ __device__` (the CUDA backend calls only those).
+// which functions are `__host__ __device__` (the CUDA backend calls only those). The CUDA parse is
+// skipped when the header offers no function. Both parses are safe to run from several threads.
+// A missing or unreadable header is one problem without a location.
 #pragma once
 
 #include <filesystem>
@@ -39,7 +49,7 @@ struct ImportedFunction {
   std::vector<DType> params;
   std::vector<std::string> param_names;  // as written; empty where unnamed
   DType result = DType::F32;
-  bool host_device = false;  // declared __host__ __device__ (from the CUDA-mode parse)
+  bool host_device = false;  // declared __host__ __device__ explicitly (from the CUDA-mode parse)
   // For each parameter: the index in HeaderAnalysis::functions of its partial derivative
   // (f_d<i>), or -1 when the header has none.
   std::vector<int> partials;
@@ -50,13 +60,15 @@ struct HeaderAnalysis {
   std::filesystem::path header;  // absolute and normalized
   std::vector<ImportedFunction> functions;  // in declaration order
   // Errors of the C++ parse and every function in namespace scangen_export that cannot be used.
-  // When not empty, `functions` holds only the usable ones.
+  // When not empty, `functions` holds only the usable ones (after a Clang error: those whose
+  // declarations Clang could parse, so that all problems show at once).
   std::vector<HeaderProblem> errors;
   // Why the CUDA-mode parse failed (empty when it succeeded). Not an error for CPU use: the CUDA
   // backend reports it when a program that calls the header's functions is compiled for CUDA.
   std::string cuda_parse_problem;
   // Every file the header includes, directly or not, outside the system's include directories
-  // (for depfiles and cache keys), with the header itself first.
+  // (for depfiles and cache keys), with the header itself first (also when it is missing), then
+  // the files entered by the C++ parse, then those only the CUDA parse entered.
   std::vector<std::filesystem::path> dependencies;
 };
 

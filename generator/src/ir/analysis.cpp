@@ -88,7 +88,8 @@ std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
     case NodeKind::CheckShape:
     case NodeKind::StopGradient: return {dims_vary(n.input(0))};
     case NodeKind::Binary:
-    case NodeKind::Select: return {broadcast_dims_vary(n)};
+    case NodeKind::Select:
+    case NodeKind::Call: return {broadcast_dims_vary(n)};
     case NodeKind::Reduce: {
       const auto* r = n.as<ReduceNode>();
       if (!r->axis()) return {{}};

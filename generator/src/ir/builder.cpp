@@ -99,6 +99,19 @@ Value Builder::select(Value cond, Value a, Value b, Loc loc) {
   return Value(make<SelectNode>(std::move(cond), std::move(a), std::move(b), std::move(t), loc));
 }
 
+Value Builder::call(ImportRef import, int function, std::vector<Value> args, Loc loc) {
+  SCANGEN_CHECK(import && function >= 0 && size_t(function) < import->functions.size(), "call of no imported function");
+  const ImportedFunction& f = import->functions[size_t(function)];
+  SCANGEN_CHECK(args.size() == f.params.size(), "call of " + f.name + " with a wrong number of arguments");
+  std::vector<Dim> shape;
+  for (size_t i = 0; i < args.size(); ++i) {
+    SCANGEN_CHECK(args[i].type().dtype == f.params[i], "argument of " + f.name + " has the wrong dtype");
+    shape = broadcast_or_die(shape, args[i].type().shape);
+  }
+  Type t(f.result, std::move(shape));
+  return Value(make<CallNode>(std::move(import), function, std::move(args), std::move(t), loc));
+}
+
 Value Builder::cast(Value x, DType to, Loc loc) {
   Type t = x.type().with_dtype(to);
   return Value(make<CastNode>(std::move(x), std::move(t), loc));
@@ -347,6 +360,10 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
       }
       case NodeKind::Reshape: return make<ReshapeNode>(std::move(inputs), old.output_types()[0], old.loc());
       case NodeKind::StopGradient: return make<StopGradientNode>(inputs[0], old.loc());
+      case NodeKind::Call: {
+        const auto* c = old.as<CallNode>();
+        return make<CallNode>(c->import(), c->function_index(), std::move(inputs), old.output_types()[0], old.loc());
+      }
       case NodeKind::Scan: {
         const auto* s = old.as<ScanNode>();
         return make<ScanNode>(std::move(inputs), s->info(), s->body_ptr(), old.output_types(), old.loc());
@@ -383,6 +400,10 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
     }
     case NodeKind::Reshape: return reshape(inputs[0], first(1), old.output_types()[0].shape, old.loc()).node;
     case NodeKind::StopGradient: return stop_gradient(inputs[0], old.loc()).node;
+    case NodeKind::Call: {
+      const auto* c = old.as<CallNode>();
+      return call(c->import(), c->function_index(), std::move(inputs), old.loc()).node;
+    }
     case NodeKind::Scan: {
       const auto* s = old.as<ScanNode>();
       return rebuild_scan(*s, std::move(inputs), s->info(), s->body_ptr());

@@ -28,6 +28,8 @@ class Builder {
   Value unary(UnaryOp op, Value x, Loc loc);
   Value binary(BinaryOp op, Value a, Value b, Loc loc);
   Value select(Value cond, Value a, Value b, Loc loc);
+  // f(args...) of imported function `function` of `import`; each argument of its parameter's dtype.
+  Value call(ImportRef import, int function, std::vector<Value> args, Loc loc);
   Value cast(Value x, DType to, Loc loc);
   Value reduce(ReduceOp op, Value x, std::optional<int> axis, Loc loc);
   Value matmul(Value a, Value b, Loc loc);

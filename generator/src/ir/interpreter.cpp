@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ir/builder.h"
+#include "ir/import_shim.h"
 #include "ir/visitor.h"
 #include "scangen/runtime/errors.h"
 #include "scangen_scalar.h"
@@ -326,6 +327,26 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
       for_each_element(shape, strides, [&](int64_t i, const std::vector<int64_t>& off) {
         o[i] = pc[off[0]] ? pa[off[1]] : pb[off[2]];
       });
+    });
+    return {out};
+  }
+
+  // An imported function, element by element through the shim the CPU JIT compiled (so that the
+  // interpreter computes exactly what emitted code computes).
+  std::vector<HostTensor> visit_Call(const CallNode& n) override {
+    ImportedEntry entry = imported_entry(*n.import(), n.function_index());
+    Shape shape;
+    for (const HostTensor& t : in_) shape = broadcast(shape, t.shape(), n.loc());
+    HostTensor out(n.function().result, shape);
+    std::vector<std::vector<int64_t>> strides;
+    for (const HostTensor& t : in_) strides.push_back(broadcast_strides(t.shape(), shape));
+    auto* bytes = static_cast<char*>(out.raw_data());
+    const size_t size = dtype_size(out.dtype());
+    std::vector<const void*> args(in_.size());
+    for_each_element(shape, strides, [&](int64_t i, const std::vector<int64_t>& off) {
+      for (size_t k = 0; k < in_.size(); ++k)
+        args[k] = static_cast<const char*>(in_[k].raw_data()) + off[k] * int64_t(dtype_size(in_[k].dtype()));
+      entry(args.data(), bytes + i * int64_t(size));
     });
     return {out};
   }
@@ -859,6 +880,11 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
     case NodeKind::Binary: return {partial_broadcast(in_shape(0), in_shape(1), n.loc())};
     case NodeKind::Select:
       return {partial_broadcast(partial_broadcast(in_shape(0), in_shape(1), n.loc()), in_shape(2), n.loc())};
+    case NodeKind::Call: {
+      Shape s;
+      for (int i = 0; i < n.num_inputs(); ++i) s = partial_broadcast(s, in_shape(i), n.loc());
+      return {s};
+    }
     case NodeKind::Reduce: {
       const auto* r = n.as<ReduceNode>();
       if (!r->axis()) return {Shape{}};

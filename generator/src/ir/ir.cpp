@@ -1,8 +1,10 @@
 #include "ir/ir.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <unordered_set>
 
 #include "support/check.h"
@@ -206,6 +208,43 @@ std::vector<const Node*> topological_order(const Graph& g) {
     }
   }
   return order;
+}
+
+}  // namespace scangen::ir
+
+namespace scangen::ir {
+namespace {
+
+void collect_imports(const Graph& g, std::vector<ImportRef>& out) {
+  for (const Node* n : topological_order(g)) {
+    if (const auto* s = n->as<ScanNode>()) collect_imports(s->body(), out);
+    if (const auto* call = n->as<CallNode>())
+      if (std::find(out.begin(), out.end(), call->import()) == out.end()) out.push_back(call->import());
+  }
+}
+
+void collect_calls(const Graph& g, const Program& p, std::set<std::pair<int, int>>& used) {
+  for (const Node* n : topological_order(g)) {
+    if (const auto* s = n->as<ScanNode>()) collect_calls(s->body(), p, used);
+    const auto* call = n->as<CallNode>();
+    if (!call) continue;
+    for (size_t i = 0; i < p.imports.size(); ++i)
+      if (p.imports[i] == call->import()) used.insert({static_cast<int>(i), call->function_index()});
+  }
+}
+
+}  // namespace
+
+std::vector<ImportRef> imports_to_include(const Program& p) {
+  std::vector<ImportRef> out = p.imports;
+  for (const Function& f : p.functions) collect_imports(f.graph, out);
+  return out;
+}
+
+std::vector<std::pair<int, int>> used_imported_functions(const Program& p) {
+  std::set<std::pair<int, int>> used;
+  for (const Function& f : p.functions) collect_calls(f.graph, p, used);
+  return {used.begin(), used.end()};
 }
 
 }  // namespace scangen::ir

@@ -7,6 +7,7 @@
 // factories of ir/builder.h, which check types; rewrites build new graphs with ir/mutator.h.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -327,6 +328,47 @@ class StopGradientNode : public Node {
   StopGradientNode(Value x, Loc loc) : Node(kKind, {x}, {x.type()}, loc) {}
 };
 
+// ---- imported C++ functions (import "helpers.h")
+
+// A function of an imported header (namespace scangen_export), as the program uses it.
+struct ImportedFunction {
+  std::string name;           // unqualified, as the .scan file calls it
+  std::vector<DType> params;
+  DType result = DType::F32;
+  bool host_device = false;   // callable from CUDA kernels
+  Loc loc;                    // of its name in the header (the header is a file of the SourceManager)
+  // Per parameter: the index in Import::functions of its partial derivative f_d<i>, or -1.
+  std::vector<int> partials;
+};
+
+// One imported header.
+struct Import {
+  std::filesystem::path header;          // absolute and normalized: what the JIT and the shim include
+  std::string spelling;                  // as written in the import statement: what `compile` includes
+  Loc loc;                               // of the import statement
+  std::vector<std::filesystem::path> dependencies;  // the header first, then what it includes
+  std::vector<ImportedFunction> functions;           // every usable function of the header
+  std::string cuda_parse_problem;        // why the header cannot be used for CUDA (empty: it can)
+};
+using ImportRef = std::shared_ptr<const Import>;
+
+// f(args...) of an imported function, element-wise with NumPy broadcasting. Each argument has the
+// dtype of its parameter (the frontend converts them). Pure: rewrites treat it as an element-wise
+// operation, but never evaluate it at compile time.
+class CallNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Call);
+  CallNode(ImportRef import, int function, std::vector<Value> args, Type type, Loc loc)
+      : Node(kKind, std::move(args), {std::move(type)}, loc), import_(std::move(import)), function_(function) {}
+  const ImportRef& import() const { return import_; }
+  int function_index() const { return function_; }
+  const ImportedFunction& function() const { return import_->functions.at(static_cast<size_t>(function_)); }
+
+ private:
+  ImportRef import_;
+  int function_;
+};
+
 struct Graph;
 
 // What a scan reads and produces, in Theano's terms.
@@ -463,8 +505,16 @@ struct Function {
 struct Program {
   std::string source_path;  // the .scan file as named on the command line
   std::vector<Function> functions;
+  std::vector<ImportRef> imports;  // in the order of the import statements
   const Function* find(const std::string& name) const;
 };
+
+// The imported functions the program calls (scan bodies included), per import in the order of
+// Program::imports: (import index, function index), sorted.
+std::vector<std::pair<int, int>> used_imported_functions(const Program& p);
+// The imports whose functions code generated for `p` may call: Program::imports, then any other
+// import a call node refers to (a program assembled from functions of several files, in tests).
+std::vector<ImportRef> imports_to_include(const Program& p);
 
 // Nodes reachable from the graph's results, inputs before users, in a deterministic order (a
 // depth-first walk from the results in order). Scan bodies are not entered.

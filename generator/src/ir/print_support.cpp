@@ -51,6 +51,11 @@ class OperationText : public Visitor<std::string> {
   }
   std::string visit_Reshape(const ReshapeNode& n) override { return "reshape " + ref(n, 0) + ", " + operand_list(n, 1); }
   std::string visit_StopGradient(const StopGradientNode& n) override { return "stop_gradient " + ref(n, 0); }
+  std::string visit_Call(const CallNode& n) override {
+    std::string s = "call @" + n.function().name + "(";
+    for (int i = 0; i < n.num_inputs(); ++i) s += (i ? ", " : "") + ref(n, i);
+    return s + ")";
+  }
 
  private:
   std::string ref(const Node& n, int input) const { return names_.ref(n.input(input)); }

@@ -108,6 +108,16 @@ class Verifier : public Visitor<void> {
     require(type(n).dtype == n.input(0).type().dtype, "reshape keeps the dtype");
     for (int i = 1; i < n.num_inputs(); ++i) require(is_i64_scalar(n.input(i)), "reshape dims must be i64 scalars");
   }
+  void visit_Call(const CallNode& n) override {
+    const ImportedFunction& f = n.function();
+    inputs(n, int(f.params.size()));
+    int rank = 0;
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      require(n.input(i).type().dtype == f.params[size_t(i)], "call argument dtype differs from its parameter's");
+      rank = std::max(rank, n.input(i).type().rank());
+    }
+    require(type(n).dtype == f.result && type(n).rank() == rank, "call result type");
+  }
   void visit_StopGradient(const StopGradientNode& n) override {
     require(n.num_inputs() == 1 && type(n).same_as(n.input(0).type()), "stop_gradient passes its operand through");
   }

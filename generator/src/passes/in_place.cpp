@@ -30,6 +30,7 @@ bool computes_fresh_buffer(const ir::Node& n) {
     case NodeKind::Unary:
     case NodeKind::Binary:
     case NodeKind::Select:
+    case NodeKind::Call:
     case NodeKind::Cast:
     case NodeKind::Fill:
     case NodeKind::Arange:

@@ -29,6 +29,7 @@ bool Lifter::liftable(const Value& v) {
       case NodeKind::Cast:
       case NodeKind::Binary:
       case NodeKind::Select:
+      case NodeKind::Call:
       case NodeKind::Reduce:
       case NodeKind::DimSize:
         for (const Value& in : n.inputs()) ok = ok && liftable(in);
@@ -100,7 +101,8 @@ Value Lifter::lift(const Value& v) {
       case NodeKind::Unary:
       case NodeKind::Cast: out = Value(b_.rebuild(n, {lift(n.input(0))}), 0); break;
       case NodeKind::Binary:
-      case NodeKind::Select: {
+      case NodeKind::Select:
+      case NodeKind::Call: {
         int rank = v.type().rank();
         std::vector<Value> inputs;
         for (const Value& in : n.inputs())

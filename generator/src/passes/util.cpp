@@ -98,6 +98,12 @@ std::string structural_key(const ir::Node& n) {
       for (const ir::DimCheck& d : c->checks()) os << int(d.kind) << "," << d.value << "," << d.symbol << ";";
       break;
     }
+    case ir::NodeKind::Call: {
+      // The same function of the same import: pure, so equal arguments give equal results.
+      const auto* c = n.as<ir::CallNode>();
+      os << static_cast<const void*>(c->import().get()) << ":" << c->function_index();
+      break;
+    }
     case ir::NodeKind::Scan: {
       // Two scans are the same only with the same body (shared, not equal-looking) and options.
       const auto* s = n.as<ir::ScanNode>();
@@ -178,6 +184,13 @@ bool can_fail(const ir::Node& n) {
     case ir::NodeKind::Arange:
     case ir::NodeKind::StopGradient:
     case ir::NodeKind::Reshape: return false;  // created by rewrites with as many elements
+    case ir::NodeKind::Call: {
+      // Imported functions cannot fail (they are pure scalar functions); broadcasting can.
+      for (int i = 0; i < n.num_inputs(); ++i)
+        for (int j = i + 1; j < n.num_inputs(); ++j)
+          if (!broadcast_cannot_fail(n.input(i).type().shape, n.input(j).type().shape)) return true;
+      return false;
+    }
     case ir::NodeKind::Select: {
       const auto &c = n.input(0).type().shape, &a = n.input(1).type().shape, &b = n.input(2).type().shape;
       return !(broadcast_cannot_fail(c, a) && broadcast_cannot_fail(c, b) && broadcast_cannot_fail(a, b));

@@ -1,0 +1,3 @@
+namespace scangen_export {
+inline float f(float x, ...) { return x; }
+}  // namespace scangen_export

@@ -1,0 +1,4 @@
+#pragma once
+namespace extra {
+constexpr int amount = 3;
+}  // namespace extra
