@@ -131,6 +131,18 @@ void check_identical(const std::vector<HostTensor>& interp, const std::vector<Ho
   }
 }
 
+// Holds `other` to the interpreter's outcome: both succeed with identical results, or both fail
+// with the same error. True when both failed the same way.
+bool check_same_outcome(const Outcome& interp, const Outcome& other) {
+  BOOST_TEST(interp.ok == other.ok);
+  if (interp.ok && other.ok) {
+    check_identical(interp.results, other.results);
+    return false;
+  }
+  BOOST_TEST(interp.error == other.error);
+  return interp.error == other.error;
+}
+
 std::string describe(const std::vector<HostTensor>& args, const ir::Function& fn) {
   std::ostringstream os;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -163,13 +175,7 @@ BOOST_AUTO_TEST_CASE(interpreter_and_cpu_backend_agree_on_every_sample) {
             Outcome interp = capture([&] { return ir::Interpreter().run(fn, args); });
             Outcome cpu = capture([&] { return module->call(fn.name, args); });
             ++compared;
-            BOOST_TEST(interp.ok == cpu.ok);
-            if (!interp.ok || !cpu.ok) {
-              BOOST_TEST(interp.error == cpu.error);
-              agreed_errors += interp.error == cpu.error;
-              continue;
-            }
-            check_identical(interp.results, cpu.results);
+            agreed_errors += check_same_outcome(interp, cpu);
           }
         }
       }
@@ -209,15 +215,8 @@ BOOST_AUTO_TEST_CASE(imported_functions_agree_on_every_backend_and_level) {
               Outcome cpu = capture([&] { return module->call(fn.name, args); });
               Outcome cuda = capture([&] { return emulation.call(fn.name, args); });
               ++compared;
-              BOOST_TEST(interp.ok == cpu.ok);
-              BOOST_TEST(interp.ok == cuda.ok);
-              if (!interp.ok || !cpu.ok || !cuda.ok) {
-                BOOST_TEST(interp.error == cpu.error);
-                BOOST_TEST(interp.error == cuda.error);
-                continue;
-              }
-              check_identical(interp.results, cpu.results);
-              check_identical(interp.results, cuda.results);
+              check_same_outcome(interp, cpu);
+              check_same_outcome(interp, cuda);
             }
           }
         }

@@ -2,14 +2,13 @@
 // behind one Module handle, with an in-process memo of compiled programs (api/module_memo.h).
 #include "scangen/scangen.h"
 
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "api/module_memo.h"
 #include "api/module_state.h"
 #include "codegen/backend.h"
 #include "ir/interpreter.h"
+#include "support/source.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/cuda_program.h"
 
@@ -32,12 +31,15 @@ class InterpreterRunner final : public detail::Runner {
   const ir::Program& program_;
 };
 
+// The C++ JIT over the options' cache directory (the default one when none is given).
+CpuJit cpu_jit(const JitOptions& options) {
+  return options.cache_dir.empty() ? CpuJit() : CpuJit(options.cache_dir);
+}
+
 class CpuRunner final : public detail::Runner {
  public:
-  CpuRunner(const std::vector<codegen::EmittedFile>& files, const JitOptions& options) {
-    CpuJit jit = options.cache_dir.empty() ? CpuJit() : CpuJit(options.cache_dir);
-    module_ = jit.compile_and_load(files.at(0).contents);
-  }
+  CpuRunner(const std::vector<codegen::EmittedFile>& files, const JitOptions& options)
+      : module_(cpu_jit(options).compile_and_load(files.at(0).contents)) {}
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
     return module_->call(fn, args);
   }
@@ -50,7 +52,7 @@ class CpuRunner final : public detail::Runner {
 class CudaEmulationRunner final : public detail::Runner {
  public:
   CudaEmulationRunner(const std::vector<codegen::EmittedFile>& files, const JitOptions& options)
-      : jit_(options.cache_dir.empty() ? CpuJit() : CpuJit(options.cache_dir)),
+      : jit_(cpu_jit(options)),
         emulation_(files.at(0).contents, files.at(1).contents, jit_) {}
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
     return emulation_.call(fn, args);
@@ -153,15 +155,6 @@ std::shared_ptr<detail::ModuleState> build(const std::string& name, std::string_
   return state;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RuntimeError("cannot read '" + path.string() + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw RuntimeError("cannot read '" + path.string() + "'");
-  return text.str();
-}
-
 }  // namespace
 
 std::string_view backend_name(Backend backend) { return entry(backend).name; }
@@ -215,7 +208,7 @@ Module compile_source(const std::string& name, std::string_view text, const JitO
 }
 
 Module compile_file(const fs::path& path, const JitOptions& options) {
-  return compile_source(path.string(), read_text(path), options);
+  return compile_source(path.string(), read_source_file(path), options);
 }
 
 }  // namespace scangen

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "codegen/cpp_printer.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/sha256.h"
@@ -14,29 +15,6 @@ std::string_view file(std::string_view path);
 }
 
 namespace scangen::ir {
-namespace {
-
-const char* c_type(DType d) {
-  switch (d) {
-    case DType::Bool: return "bool";
-    case DType::I32: return "int32_t";
-    case DType::I64: return "int64_t";
-    case DType::F32: return "float";
-    case DType::F64: return "double";
-  }
-  return "?";
-}
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 std::string jit_include_lines(const Import& import) {
   std::ostringstream os;
@@ -49,7 +27,7 @@ std::string jit_include_lines(const Import& import) {
     }
     os << "// sha256 " << hash << " " << dep.string() << "\n";
   }
-  os << "#include " << quoted(import.header.string()) << "\n";
+  os << "#include " << codegen::quote(import.header.string()) << "\n";
   return os.str();
 }
 
@@ -60,10 +38,10 @@ std::string import_shim_source(const Import& import) {
   for (size_t i = 0; i < import.functions.size(); ++i) {
     const ImportedFunction& f = import.functions[i];
     os << "extern \"C\" __attribute__((visibility(\"default\"))) void scangen_import_" << i
-       << "(const void* const* args, void* result) {\n  *static_cast<" << c_type(f.result)
+       << "(const void* const* args, void* result) {\n  *static_cast<" << codegen::ctype(f.result)
        << "*>(result) = scangen_export::" << f.name << "(";
     for (size_t p = 0; p < f.params.size(); ++p)
-      os << (p ? ", " : "") << "*static_cast<const " << c_type(f.params[p]) << "*>(args[" << p << "])";
+      os << (p ? ", " : "") << "*static_cast<const " << codegen::ctype(f.params[p]) << "*>(args[" << p << "])";
     os << ");\n}\n\n";
   }
   os << embedded::file("interpreter/scangen_import_shim.h");

@@ -38,7 +38,9 @@ int SourceManager::add(std::string name, std::string text) {
   return count() - 1;
 }
 
-int SourceManager::load(const std::filesystem::path& path) {
+int SourceManager::load(const std::filesystem::path& path) { return add(path.string(), read_source_file(path)); }
+
+std::string read_source_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw RuntimeError("cannot read '" + path.string() + "': it is a directory");
@@ -47,7 +49,7 @@ int SourceManager::load(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw RuntimeError("cannot read '" + path.string() + "'");
-  return add(path.string(), text.str());
+  return text.str();
 }
 
 }  // namespace scangen

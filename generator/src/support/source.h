@@ -37,6 +37,10 @@ class SourceFile {
   std::vector<size_t> line_starts_;
 };
 
+// The text of a source file; throws RuntimeError ("cannot read '<path>': ...") when it cannot be
+// read.
+std::string read_source_file(const std::filesystem::path& path);
+
 class SourceManager {
  public:
   // Adds a file held in memory; returns its id.
