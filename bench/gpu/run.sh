@@ -6,8 +6,11 @@
 set -euo pipefail
 build=${BUILD_DIR:-build-gpu}
 arch=${CUDA_ARCH:-90}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build "$build" --target scangen scangen_nvrtc_bench > /dev/null
+# SCANGEN_PREBUILT=1: use the binaries already in $build (bench/gpu/device_check.sh unpacks them).
+if [[ ${SCANGEN_PREBUILT:-0} != 1 ]]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+  cmake --build "$build" --target scangen scangen_nvrtc_bench > /dev/null
+fi
 out="$build/bench-gpu"
 rm -rf "$out" && mkdir -p "$out"
 "$build/bin/scangen" compile --target cuda bench/gpu/gpu_bench.scan -o "$out"

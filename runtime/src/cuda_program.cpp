@@ -140,6 +140,12 @@ CudaCompileOptions kernel_compile_options(const CudaFunctionInfo& fn, int arch) 
   return options;
 }
 
+CudaCompileOptions kernel_compile_options(const CudaFunctionInfo& fn, const CudaDeviceInfo& device) {
+  CudaCompileOptions options = kernel_compile_options(fn, device.arch());
+  options.driver_version = device.driver_version;  // the NVRTC chosen must suit it
+  return options;
+}
+
 CudaProgram::CudaProgram(std::shared_ptr<CudaDevice> device, std::string source, const std::string& manifest,
                          CudaCompiler compiler)
     : device_(std::move(device)),
@@ -161,9 +167,7 @@ CudaProgram::Loaded& CudaProgram::loaded(size_t index) {
   std::optional<Loaded>& slot = loaded_.at(index);
   if (!slot) {
     Loaded l;
-    CudaCompileOptions options = kernel_compile_options(functions_[index], device_->info().arch());
-    options.driver_version = device_->info().driver_version;  // the NVRTC chosen must suit it
-    l.binary = compiler_.compile(source_, options);
+    l.binary = compiler_.compile(source_, kernel_compile_options(functions_[index], device_->info()));
     l.module = device_->load_module(l.binary);
     slot = std::move(l);
   }

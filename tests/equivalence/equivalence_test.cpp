@@ -47,11 +47,13 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "codegen/backend.h"
 #include "driver/driver.h"
 #include "ir/interpreter.h"
 #include "passes/pass.h"
+#include "common/gpu_float_tolerance.h"
 #include "random_programs.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/cuda.h"
@@ -147,8 +149,8 @@ bool several_errors(const Outcome& a, const Outcome& b) {
 // How far floats may be apart: none (bit for bit), or CUDA's libm against the host's.
 enum class Floats { Exact, WithinUlps };
 
-// "" when both outcomes are the same (bit for bit, or floats within 1e-6 + 1e-5 |a| for
-// Floats::WithinUlps; a user error's message, wherever reported), else what differs.
+// "" when both outcomes are the same (bit for bit, or floats within the GPU tolerance of
+// tests/common/gpu_float_tolerance.h for Floats::WithinUlps; a user error's message, wherever reported), else what differs.
 std::string difference(const Outcome& a, const Outcome& b, Floats floats = Floats::Exact) {
   if (a.kind != b.kind || message_of(a) != message_of(b)) return "outcomes differ";
   if (a.results.size() != b.results.size()) return "numbers of results differ";
@@ -161,7 +163,7 @@ std::string difference(const Outcome& a, const Outcome& b, Floats floats = Float
     const bool close_enough = floats == Floats::WithinUlps && (x.dtype() == DType::F32 || x.dtype() == DType::F64);
     for (int64_t i = 0; i < x.numel(); ++i) {
       const double u = x.get_as_double(i), v = y.get_as_double(i);
-      const bool same = close_enough ? (std::isnan(u) && std::isnan(v)) || u == v || std::fabs(u - v) <= 1e-6 + 1e-5 * std::fabs(u)
+      const bool same = close_enough ? scangen::testing::within_gpu_tolerance(u, v)
                                      : std::memcmp(static_cast<const char*>(x.raw_data()) + i * int64_t(size),
                                                    static_cast<const char*>(y.raw_data()) + i * int64_t(size), size) == 0;
       if (!same) {
@@ -513,15 +515,47 @@ BOOST_AUTO_TEST_CASE(random_programs) {
 //     be the same; floats within 1e-5 relative and 1e-6 absolute, as the device's tanh, exp, sin,
 //     ... may differ from the host's in the last bits. Without a device: "skipped: no CUDA
 //     device ..." (ctest: skipped).
-// Programs are batched as above (SCANGEN_EQUIVALENCE_BATCH functions per module; the GPU compiles
-// each kernel on its first call). SCANGEN_EQUIVALENCE_CUDA_PROGRAMS: how many (default 1000: the programs of random_programs).
+// Programs are batched (SCANGEN_EQUIVALENCE_BATCH functions per module): 100 as above for the
+// emulation; 1 on a GPU, where NVRTC compiles each kernel on its first call from the whole
+// module's source (-DSCANGEN_KERNEL=i), so a batch of 100 parsed 100 programs per kernel and the
+// test took over 4 minutes on an H200. SCANGEN_EQUIVALENCE_CUDA_PROGRAMS: how many (default
+// 1000: the programs of random_programs).
 
 namespace {
+
+// NVRTC compiles a kernel on its function's first call, one at a time (about 0.3 s each on an
+// H200's host, so 5 minutes for the 1000 programs). Compiling them all first, on every core (NVRTC
+// is thread-safe and the cache is written atomically), lets the calls find them in the cache. A
+// kernel that fails to compile fails again, with its message, on its call.
+template <class Batches>
+void compile_kernels_in_parallel(const Batches& batches, const CudaDevice& device) {
+  std::vector<std::pair<const std::string*, CudaCompileOptions>> jobs;
+  for (const auto& b : batches) {
+    if (!b.program) continue;
+    for (const CudaFunctionInfo& fn : b.program->functions()) {
+      jobs.emplace_back(&b.files.at(0).contents, kernel_compile_options(fn, device.info()));
+    }
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    const CudaCompiler compiler;
+    for (size_t i; (i = next++) < jobs.size();) {
+      try {
+        compiler.compile(*jobs[i].first, jobs[i].second);
+      } catch (const std::exception&) {
+        // reported by the call
+      }
+    }
+  };
+  std::vector<std::thread> threads(std::max(1u, std::thread::hardware_concurrency()));
+  for (std::thread& t : threads) t = std::thread(work);
+  for (std::thread& t : threads) t.join();
+}
 
 void check_cuda_column(bool on_gpu) {
   const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_CUDA_PROGRAMS", 1000));
   const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
-  const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", 100)));
+  const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", on_gpu ? 1 : 100)));
   const std::string column = on_gpu ? "cuda" : "cuda-emulation";
   std::shared_ptr<CudaDevice> device;
   if (on_gpu) {
@@ -612,6 +646,7 @@ void check_cuda_column(bool on_gpu) {
   };
   if (on_gpu) {
     build();
+    compile_kernels_in_parallel(batches, *device);
   } else {
     auto other = std::async(std::launch::async, build);
     build();
@@ -645,6 +680,8 @@ void check_cuda_column(bool on_gpu) {
       else if (out.kind == Outcome::Internal)
         fail(report(c, "internal error on " + column, "interp -O2", c.interp[1], column + " -O2", out, out.error));
     }
+    b.program.reset();  // its module and device memory
+    b.emulation.reset();
   }
   std::cout << count << " programs (seeds " << first_seed << ".." << first_seed + uint64_t(count) - 1 << "), " << runs
             << " runs on " << column << " in " << batches.size() << " batches (" << other_errors

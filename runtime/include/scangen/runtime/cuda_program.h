@@ -42,6 +42,8 @@ long long cuda_parallel_width(const CudaFunctionInfo& fn, const std::vector<Shap
 
 // What CudaProgram compiles for `fn`: its kernel alone, for `arch`.
 CudaCompileOptions kernel_compile_options(const CudaFunctionInfo& fn, int arch);
+// The same for `device`: its architecture, and an NVRTC that suits its driver.
+CudaCompileOptions kernel_compile_options(const CudaFunctionInfo& fn, const CudaDeviceInfo& device);
 
 class CudaProgram {
  public:
