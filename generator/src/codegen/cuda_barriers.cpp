@@ -295,12 +295,7 @@ class Placer {
   }
   ExprRef computed(const ExprRef& e, const std::string& name, std::vector<StmtRef>& out) const {
     if (roots_of(e).empty()) return e;
-    auto let = std::make_shared<Stmt>();
-    let->kind = StmtKind::Let;
-    let->var = name;
-    let->vtype = lir::VarType::scalar(e->type);
-    let->value = e;
-    out.push_back(let);
+    out.push_back(lir::let_stmt(name, e));
     return lir::var(name, e->type);
   }
 

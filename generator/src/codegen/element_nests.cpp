@@ -13,15 +13,6 @@ using lir::Stmt;
 using lir::StmtKind;
 using lir::StmtRef;
 
-StmtRef let(const std::string& name, ExprRef value) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::Let;
-  s->var = name;
-  s->vtype = lir::VarType::scalar(DType::I64);
-  s->value = std::move(value);
-  return s;
-}
-
 // A serial loop `for (o < rows)` being flattened: what it holds.
 struct Nest {
   ExprRef extent;                      // n: the extent of every element loop inside
@@ -143,14 +134,10 @@ class Flattener {
     if (!owned(rows, nest)) return nullptr;
 
     // for (e < rows * n) { o = e / n; ...; j = e - o * n; ... }
-    auto loop = std::make_shared<Stmt>();
-    loop->kind = StmtKind::For;
-    loop->loop = lir::LoopKind::Vector;
-    // A support name (no .scan name becomes one), numbered: flattened nests may nest.
-    loop->var = "scangen_element" + (++flattened_ > 1 ? "_" + std::to_string(flattened_) : std::string());
-    loop->begin = lir::i64(0);
     const bool single = lir::const_int(nest.extent) == 1;
-    loop->end = single ? rows.end : lir::mul(rows.end, nest.extent);
+    // A support name (no .scan name becomes one), numbered: flattened nests may nest.
+    StmtRef loop = lir::for_stmt("scangen_element" + (++flattened_ > 1 ? "_" + std::to_string(flattened_) : std::string()),
+                                 lir::i64(0), single ? rows.end : lir::mul(rows.end, nest.extent), lir::LoopKind::Vector);
     ExprRef element = lir::var(loop->var, DType::I64);
     ExprRef row = single ? element : lir::quotient(element, nest.extent);
     define(loop->body, rows.var, row);
@@ -161,7 +148,7 @@ class Flattener {
   }
 
   void define(std::vector<StmtRef>& out, const std::string& name, const ExprRef& value) {
-    out.push_back(let(name, value));
+    out.push_back(lir::let_stmt(name, value));
     polys_.define(name, value);
   }
 

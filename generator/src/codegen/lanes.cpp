@@ -103,12 +103,8 @@ class Interchange {
       }
     }
     // for (lane) { for (step) { lets; per loop: const i = lane; body } }
-    auto lane_loop = std::make_shared<Stmt>();
-    lane_loop->kind = StmtKind::For;
-    lane_loop->loop = lir::LoopKind::Vector;
-    lane_loop->var = "scangen_lane";  // a support name: no .scan name becomes it
-    lane_loop->begin = lir::i64(0);
-    lane_loop->end = lanes;
+    // A support name: no .scan name becomes it.
+    StmtRef lane_loop = lir::for_stmt("scangen_lane", lir::i64(0), lanes, lir::LoopKind::Vector);
     auto steps = std::make_shared<Stmt>(time);
     steps->body.clear();
     ExprRef lane = lir::var(lane_loop->var, DType::I64);
@@ -117,12 +113,7 @@ class Interchange {
         steps->body.push_back(s);
         continue;
       }
-      auto index = std::make_shared<Stmt>();
-      index->kind = StmtKind::Let;
-      index->var = s->var;
-      index->vtype = lir::VarType::scalar(DType::I64);
-      index->value = lane;
-      steps->body.push_back(index);
+      steps->body.push_back(lir::let_stmt(s->var, lane));
       steps->body.insert(steps->body.end(), s->body.begin(), s->body.end());
     }
     lane_loop->body.push_back(steps);

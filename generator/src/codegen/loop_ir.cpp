@@ -250,16 +250,139 @@ size_t hash_expr(const ExprRef& e) {
   return h;
 }
 
-StmtRef block(std::vector<StmtRef> body) {
+namespace {
+StmtRef stmt(StmtKind kind) {
   auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::Block;
+  s->kind = kind;
+  return s;
+}
+}  // namespace
+
+StmtRef block(std::vector<StmtRef> body) {
+  StmtRef s = stmt(StmtKind::Block);
   s->body = std::move(body);
   return s;
 }
 
+StmtRef let_stmt(std::string var, ExprRef value) {
+  StmtRef s = stmt(StmtKind::Let);
+  s->var = std::move(var);
+  s->vtype = VarType::scalar(value->type);
+  s->value = std::move(value);
+  return s;
+}
+
+StmtRef let_pointer_stmt(std::string var, const ExprRef& base, ExprRef offset, bool writable) {
+  StmtRef s = stmt(StmtKind::Let);
+  s->var = std::move(var);
+  s->vtype = writable ? VarType::pointer(base->type) : VarType::const_pointer(base->type);
+  s->value = base;
+  s->index = std::move(offset);
+  return s;
+}
+
+StmtRef decl_stmt(std::string var, ExprRef init) {
+  StmtRef s = stmt(StmtKind::Decl);
+  s->var = std::move(var);
+  s->vtype = VarType::scalar(init->type);
+  s->value = std::move(init);
+  return s;
+}
+
+StmtRef assign_stmt(std::string var, ExprRef value) {
+  StmtRef s = stmt(StmtKind::Assign);
+  s->var = std::move(var);
+  s->value = std::move(value);
+  return s;
+}
+
+StmtRef store_stmt(std::string pointer, ExprRef index, ExprRef value) {
+  StmtRef s = stmt(StmtKind::Store);
+  s->var = std::move(pointer);
+  s->index = std::move(index);
+  s->value = std::move(value);
+  return s;
+}
+
+StmtRef for_stmt(std::string var, ExprRef begin, ExprRef end, LoopKind kind, std::vector<StmtRef> body) {
+  StmtRef s = stmt(StmtKind::For);
+  s->var = std::move(var);
+  s->begin = std::move(begin);
+  s->end = std::move(end);
+  s->loop = kind;
+  s->body = std::move(body);
+  return s;
+}
+
+StmtRef if_stmt(ExprRef cond, std::vector<StmtRef> then_body) {
+  StmtRef s = stmt(StmtKind::If);
+  s->cond = std::move(cond);
+  s->body = std::move(then_body);
+  return s;
+}
+
+StmtRef break_stmt() { return stmt(StmtKind::Break); }
+
+StmtRef check_stmt(ExprRef cond, int line, int col, std::vector<MessagePart> message) {
+  StmtRef s = stmt(StmtKind::Check);
+  s->cond = std::move(cond);
+  s->line = line;
+  s->col = col;
+  s->message = std::move(message);
+  return s;
+}
+
+StmtRef alloc_stmt(std::string var, DType elem, std::string storage, ExprRef count, bool growable, int line, int col,
+                   std::vector<MessagePart> failure) {
+  StmtRef s = stmt(StmtKind::Alloc);
+  s->mutable_pointer = growable;
+  s->var = std::move(var);
+  s->vtype = VarType::pointer(elem);
+  s->storage = std::move(storage);
+  s->value = std::move(count);
+  s->line = line;
+  s->col = col;
+  s->message = std::move(failure);
+  return s;
+}
+
+StmtRef grow_stmt(std::string var, std::string storage, ExprRef count, ExprRef keep, int line, int col,
+                  std::vector<MessagePart> failure) {
+  StmtRef s = stmt(StmtKind::Grow);
+  s->var = std::move(var);
+  s->storage = std::move(storage);
+  s->value = std::move(count);
+  s->index = std::move(keep);
+  s->line = line;
+  s->col = col;
+  s->message = std::move(failure);
+  return s;
+}
+
+StmtRef call_stmt(std::string callee, std::vector<ExprRef> args) {
+  StmtRef s = stmt(StmtKind::Call);
+  s->callee = std::move(callee);
+  s->args = std::move(args);
+  return s;
+}
+
+StmtRef result_stmt(int index, ExprRef data, std::vector<ExprRef> dims, std::string storage) {
+  StmtRef s = stmt(StmtKind::Result);
+  s->result_index = index;
+  s->value = std::move(data);
+  s->args = std::move(dims);
+  s->storage = std::move(storage);
+  return s;
+}
+
+StmtRef comment_stmt(std::string text) {
+  StmtRef s = stmt(StmtKind::Comment);
+  s->text = std::move(text);
+  return s;
+}
+
 StmtRef barrier(bool failure_check) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::Barrier;
+  StmtRef s = stmt(StmtKind::Barrier);
   s->failure_check = failure_check;
   return s;
 }

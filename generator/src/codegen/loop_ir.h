@@ -142,7 +142,27 @@ struct Stmt {
   std::string text;
 };
 
+// ---- statement factories (one per kind; what each field means is above)
 StmtRef block(std::vector<StmtRef> body = {});
+// const var = value (a scalar)
+StmtRef let_stmt(std::string var, ExprRef value);
+// const var = base + offset (a pointer into the buffer `base` points into)
+StmtRef let_pointer_stmt(std::string var, const ExprRef& base, ExprRef offset, bool writable);
+StmtRef decl_stmt(std::string var, ExprRef init);
+StmtRef assign_stmt(std::string var, ExprRef value);
+StmtRef store_stmt(std::string pointer, ExprRef index, ExprRef value);
+StmtRef for_stmt(std::string var, ExprRef begin, ExprRef end, LoopKind kind, std::vector<StmtRef> body = {});
+StmtRef if_stmt(ExprRef cond, std::vector<StmtRef> then_body = {});
+StmtRef break_stmt();
+StmtRef check_stmt(ExprRef cond, int line, int col, std::vector<MessagePart> message);
+// var = `count` elements of `storage`; a failure to allocate is the user error `failure` at (line, col)
+StmtRef alloc_stmt(std::string var, DType elem, std::string storage, ExprRef count, bool growable, int line, int col,
+                   std::vector<MessagePart> failure);
+StmtRef grow_stmt(std::string var, std::string storage, ExprRef count, ExprRef keep, int line, int col,
+                  std::vector<MessagePart> failure);
+StmtRef call_stmt(std::string callee, std::vector<ExprRef> args);
+StmtRef result_stmt(int index, ExprRef data, std::vector<ExprRef> dims, std::string storage);
+StmtRef comment_stmt(std::string text);
 StmtRef barrier(bool failure_check = false);
 // A copy of a statement tree that shares no statement with it (expressions are immutable).
 StmtRef clone(const Stmt& s);

@@ -6,7 +6,7 @@
 // run time); `dim x, k` of a dimension known to be a constant when computing x cannot fail; two
 // nodes computing the same thing from the same operands (merged). Dead code needs no pass: a
 // graph is what its results reach, and unused scan outputs are pruned (ir/prune.h). Fusing chains
-// of element-wise operations into one loop happens in the lowering (codegen/lower.cpp), for every
+// of element-wise operations into one loop happens in the lowering (codegen/lowering/elementwise.cpp), for every
 // backend.
 // Must not fire on: parameters, or operations that can fail.
 #include <unordered_map>

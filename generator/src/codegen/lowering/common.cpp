@@ -1,5 +1,7 @@
 #include "codegen/lowering/common.h"
 
+#include "support/check.h"
+
 namespace scangen::codegen::lowering {
 
 std::string loc_text(const Loc& l) { return std::to_string(l.line) + ":" + std::to_string(l.col); }
@@ -37,7 +39,18 @@ bool computes_elementwise(NodeKind k) {
     case NodeKind::Call:
     case NodeKind::Fill:
     case NodeKind::Arange: return true;
-    default: return false;
+    case NodeKind::Param:
+    case NodeKind::Constant:
+    case NodeKind::DimSize:
+    case NodeKind::Reduce:
+    case NodeKind::MatMul:
+    case NodeKind::Index:
+    case NodeKind::Update:
+    case NodeKind::CheckShape:
+    case NodeKind::Reshape:
+    case NodeKind::StopGradient:
+    case NodeKind::Scan: return false;
   }
+  SCANGEN_UNREACHABLE("unknown node kind");
 }
 }  // namespace scangen::codegen::lowering

@@ -137,7 +137,21 @@ ExprRef GraphLowering::element(Cluster& c, const ir::Node& n, const std::vector<
     case NodeKind::Fill: return value(n.input(0)).scalar;
     case NodeKind::Arange: return lir::add(value(n.input(0)).scalar, flat ? flat : idx.at(0));
     case NodeKind::CheckShape: return input(0);
-    default: break;
+    case NodeKind::Param:
+    case NodeKind::Constant:
+    case NodeKind::DimSize:
+    case NodeKind::Unary:
+    case NodeKind::Binary:
+    case NodeKind::Select:
+    case NodeKind::Cast:
+    case NodeKind::Call:
+    case NodeKind::Reduce:
+    case NodeKind::MatMul:
+    case NodeKind::Index:
+    case NodeKind::Update:
+    case NodeKind::Reshape:
+    case NodeKind::StopGradient:
+    case NodeKind::Scan: break;  // scalar operations of their elements, below
   }
   std::vector<ExprRef> in;
   for (int i = 0; i < n.num_inputs(); ++i) in.push_back(input(i));

@@ -38,11 +38,7 @@ class FunctionLowering {
         for (auto it = range.first; it != range.second; ++it)
           if (lir::same_expr(it->second.first, value)) return it->second.second;
       }
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Let;
-    s->var = names.fresh(hint);
-    s->vtype = lir::VarType::scalar(value->type);
-    s->value = value;
+    StmtRef s = lir::let_stmt(names.fresh(hint), value);
     emit(s);
     ExprRef bound = lir::var(s->var, value->type);
     if (pure) scopes_.back().emplace(hash, std::make_pair(value, bound));
@@ -51,68 +47,37 @@ class FunctionLowering {
 
   ExprRef let_pointer(const std::string& hint, const ExprRef& base, ExprRef offset, bool writable) {
     if (auto c = lir::const_int(offset); c && *c == 0) return base;
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Let;
-    s->var = names.fresh(hint);
-    s->vtype = writable ? lir::VarType::pointer(base->type) : lir::VarType::const_pointer(base->type);
-    s->value = base;
-    s->index = std::move(offset);  // pointer = value + index
+    StmtRef s = lir::let_pointer_stmt(names.fresh(hint), base, std::move(offset), writable);
     emit(s);
     return lir::ptr_var(s->var, base->type);
   }
 
   ExprRef decl(const std::string& hint, ExprRef init) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Decl;
-    s->var = names.fresh(hint);
-    s->vtype = lir::VarType::scalar(init->type);
-    s->value = std::move(init);
+    StmtRef s = lir::decl_stmt(names.fresh(hint), std::move(init));
     emit(s);
     mutable_vars_.insert(s->var);
     return lir::var(s->var, s->value->type);
   }
 
   void assign(const ExprRef& v, ExprRef value) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Assign;
-    s->var = v->name;
-    s->value = std::move(value);
-    emit(s);
+    emit(lir::assign_stmt(v->name, std::move(value)));
   }
 
   void store(const ExprRef& ptr, ExprRef index, ExprRef value) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Store;
-    s->var = ptr->name;
-    s->index = std::move(index);
-    s->value = std::move(value);
-    emit(s);
+    emit(lir::store_stmt(ptr->name, std::move(index), std::move(value)));
   }
 
   void check(ExprRef cond, const Loc& loc, std::vector<MessagePart> message) {
     if (cond->kind == lir::ExprKind::Imm && cond->imm.i) return;
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Check;
-    s->cond = std::move(cond);
-    s->line = loc.line;
-    s->col = loc.col;
-    s->message = std::move(message);
-    emit(s);
+    emit(lir::check_stmt(std::move(cond), loc.line, loc.col, std::move(message)));
   }
 
   void call(const std::string& callee, std::vector<ExprRef> args) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Call;
-    s->callee = callee;
-    s->args = std::move(args);
-    emit(s);
+    emit(lir::call_stmt(callee, std::move(args)));
   }
 
   void comment(const std::string& text) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Comment;
-    s->text = text;
-    emit(s);
+    emit(lir::comment_stmt(text));
   }
 
   // ---- buffers, and the sizes they may have
@@ -210,16 +175,8 @@ class FunctionLowering {
                    std::vector<MessagePart> failure, bool growable = false) {
     std::string storage = names.fresh(hint + "_storage");
     out_.storages.push_back({storage, elem});
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Alloc;
-    s->mutable_pointer = growable;
-    s->var = names.fresh(hint);
-    s->vtype = lir::VarType::pointer(elem);
-    s->storage = storage;
-    s->value = std::move(count);
-    s->line = loc.line;
-    s->col = loc.col;
-    s->message = std::move(failure);
+    StmtRef s = lir::alloc_stmt(names.fresh(hint), elem, storage, std::move(count), growable, loc.line, loc.col,
+                                std::move(failure));
     emit(s);
     if (storage_name) *storage_name = storage;
     return lir::ptr_var(s->var, elem);
@@ -228,27 +185,14 @@ class FunctionLowering {
   // Grows a growable buffer to `count` elements keeping the first `keep`; fails like allocate().
   void grow(const ExprRef& ptr, const std::string& storage, ExprRef count, ExprRef keep, const Loc& loc,
             std::vector<MessagePart> failure) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Grow;
-    s->var = ptr->name;
-    s->storage = storage;
-    s->value = std::move(count);
-    s->index = std::move(keep);
-    s->line = loc.line;
-    s->col = loc.col;
-    s->message = std::move(failure);
-    emit(s);
+    emit(lir::grow_stmt(ptr->name, storage, std::move(count), std::move(keep), loc.line, loc.col, std::move(failure)));
   }
 
   // for (var = begin; var < end; ++var) { body() }
   template <class Body>
   void loop(const std::string& hint, ExprRef begin, ExprRef end, lir::LoopKind kind, Body&& body) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::For;
-    s->var = kind == lir::LoopKind::Time ? names.fresh("step") : names.fresh(hint);
-    s->begin = std::move(begin);
-    s->end = std::move(end);
-    s->loop = kind;
+    StmtRef s = lir::for_stmt(kind == lir::LoopKind::Time ? names.fresh("step") : names.fresh(hint), std::move(begin),
+                              std::move(end), kind);
     emit(s);
     std::vector<StmtRef>* saved = cur;
     cur = &s->body;
@@ -278,9 +222,7 @@ class FunctionLowering {
   }
 
   template <class Then> void when(ExprRef cond, Then&& then) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::If;
-    s->cond = std::move(cond);
+    StmtRef s = lir::if_stmt(std::move(cond));
     emit(s);
     std::vector<StmtRef>* saved = cur;
     cur = &s->body;

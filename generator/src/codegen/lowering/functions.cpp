@@ -115,12 +115,8 @@ void FunctionLowering::run() {
     rp.dtype = fn_.results[i].type.dtype;
     rp.rank = fn_.results[i].type.rank();
     out_.results.push_back(rp);
-    auto s = std::make_shared<Stmt>();
-    s->kind = StmtKind::Result;
-    s->result_index = int(i);
     if (t.rank == 0) {
-      s->value = t.scalar;
-      emit(s);
+      emit(lir::result_stmt(int(i), t.scalar, {}, ""));
       continue;
     }
     if (t.storage.empty() || released.count(t.storage)) {
@@ -133,10 +129,8 @@ void FunctionLowering::run() {
       t.storage = storage;
     }
     released.insert(t.storage);
-    s->storage = t.storage;
-    s->value = t.data;
-    s->args = t.dims;
-    emit(s);
+    emit(lir::result_stmt(int(i), t.data, t.dims, t.storage));
   }
 }
+
 }  // namespace scangen::codegen::lowering

@@ -45,6 +45,8 @@ class GraphLowering {
     available_memo_[v.node.get()] = ok;
     return ok;
   }
+  // Whether v's value has been computed already.
+  bool computed(const Value& v) const { return value_memo_.count(v.node.get()) > 0; }
   int uses(const Value& v) const {
     auto it = uses_.find({v.node.get(), v.index});
     return it == uses_.end() ? 0 : it->second;

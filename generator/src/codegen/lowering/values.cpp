@@ -20,7 +20,7 @@ bool GraphLowering::may_fail(const Value& v) {
   const ir::Node& n = *v.node;
   auto it = may_fail_memo_.find(&n);
   if (it != may_fail_memo_.end()) return it->second;
-  bool fails;
+  bool fails = true;
   switch (n.kind()) {
     case NodeKind::Param:
     case NodeKind::Constant:
@@ -49,7 +49,10 @@ bool GraphLowering::may_fail(const Value& v) {
       fails = std::any_of(specs.begin(), specs.end(), [](const IndexSpec& s) { return s.kind == IndexSpec::Kind::Scalar; });
       break;
     }
-    default: fails = true; break;  // MatMul, Update, Scan
+    case NodeKind::MatMul:
+    case NodeKind::Update:
+    case NodeKind::Scan:
+    case NodeKind::StopGradient: fails = true; break;
   }
   for (int i = 0; !fails && i < n.num_inputs(); ++i) fails = may_fail(n.input(i));
   may_fail_memo_[&n] = fails;
@@ -157,8 +160,20 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
     case NodeKind::MatMul: return {matmul(*n.as<ir::MatMulNode>(), dest)};
     case NodeKind::Index: return {index(*n.as<ir::IndexNode>(), dest)};
     case NodeKind::Update: return {update(*n.as<ir::UpdateNode>(), dest)};
-    default: SCANGEN_UNREACHABLE(std::string("no lowering for ") + ir::node_kind_name(n.kind()));
+    case NodeKind::Param:
+    case NodeKind::Constant:
+    case NodeKind::DimSize:
+    case NodeKind::Unary:
+    case NodeKind::Binary:
+    case NodeKind::Select:
+    case NodeKind::Cast:
+    case NodeKind::Call:
+    case NodeKind::Fill:
+    case NodeKind::Arange:
+    case NodeKind::StopGradient:
+    case NodeKind::Scan: break;
   }
+  SCANGEN_UNREACHABLE(std::string("no lowering for ") + ir::node_kind_name(n.kind()));
 }
 
 ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& in) {
@@ -183,8 +198,20 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
                 {{"negative integer exponent ", nullptr}, {"", lir::cast(DType::I64, in[1])}});
       return lir::binary(op, in[0], in[1]);
     }
-    default: SCANGEN_UNREACHABLE("not a scalar operation");
+    case NodeKind::Param:
+    case NodeKind::Constant:
+    case NodeKind::Arange:
+    case NodeKind::Fill:
+    case NodeKind::DimSize:
+    case NodeKind::Reduce:
+    case NodeKind::MatMul:
+    case NodeKind::Index:
+    case NodeKind::Update:
+    case NodeKind::Reshape:
+    case NodeKind::StopGradient:
+    case NodeKind::Scan: break;
   }
+  SCANGEN_UNREACHABLE("not a scalar operation");
 }
 
 Tensor GraphLowering::scalar_node(const ir::Node& n) {
@@ -204,7 +231,21 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
       t.scalar = dims(n.input(0)).at(size_t(n.as<ir::DimSizeNode>()->axis()));
       return t;
     case NodeKind::Fill: t.scalar = value(n.input(0)).scalar; return t;
-    default: break;
+    case NodeKind::Param:
+    case NodeKind::Arange:
+    case NodeKind::Unary:
+    case NodeKind::Binary:
+    case NodeKind::Select:
+    case NodeKind::Cast:
+    case NodeKind::Reduce:
+    case NodeKind::MatMul:
+    case NodeKind::Index:
+    case NodeKind::Update:
+    case NodeKind::CheckShape:
+    case NodeKind::Reshape:
+    case NodeKind::StopGradient:
+    case NodeKind::Call:
+    case NodeKind::Scan: break;  // computed from their operands below
   }
   std::vector<ExprRef> in;
   for (int i = 0; i < n.num_inputs(); ++i) in.push_back(value(n.input(i)).scalar);
