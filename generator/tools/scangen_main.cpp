@@ -10,6 +10,9 @@
 #include <map>
 
 #include "codegen/backend.h"
+#include "codegen/lir_passes.h"
+#include "codegen/lower.h"
+#include "support/large_stack.h"
 #include "driver/driver.h"
 #include "ir/interpreter.h"
 #include "ir/dot.h"
@@ -84,6 +87,10 @@ struct IrOptions {
   PassOptions passes = without_rewrites();
   std::string format = "text";
   bool list_passes = false;
+  bool lir = false;                    // print the loop IR instead
+  std::string target = "cpu";          // whose loop-IR passes run: cpu (those of every backend) or cuda
+  std::vector<std::string> lir_passes; // run only these loop-IR passes
+  bool list_lir_passes = false;
 };
 
 void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
@@ -292,15 +299,71 @@ void list_passes() {
     std::cout << "  " << std::left << std::setw(30) << p.name << p.summary << "\n";
 }
 
+void list_lir_passes() {
+  std::cout << "The loop-IR passes, in pipeline order (the cuda ones for the CUDA backend only):\n";
+  for (const codegen::LirPassInfo& p : codegen::lir_pass_table())
+    std::cout << "  " << std::left << std::setw(24) << p.name << std::setw(6)
+              << (p.stage == codegen::LirStage::Cuda ? "cuda" : "all") << p.summary << "\n";
+}
+
+void check_lir_pass_names(const IrOptions& o) {
+  for (const std::string& name : o.lir_passes) {
+    const codegen::LirPassInfo* pass = codegen::find_lir_pass(name);
+    if (!pass) {
+      std::string known;
+      for (const codegen::LirPassInfo& p : codegen::lir_pass_table()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+      throw UsageError("unknown loop-IR pass '" + name + "' (the passes: " + known + ")");
+    }
+    if (pass->stage == codegen::LirStage::Cuda && o.target != "cuda")
+      throw UsageError("the loop-IR pass '" + name + "' runs for the CUDA backend: add --target cuda");
+  }
+}
+
+// `scangen ir FILE --lir`: the program rewritten as the other options say, lowered, and the
+// loop-IR passes of the target run (all, or those of --lir-passes); printed after each pass with
+// --print-after-all, how many changes each made with --stats.
+int print_loop_ir(const ir::Program& program, const IrOptions& o) {
+  codegen::LirPipelineOptions options;
+  options.only = o.lir_passes;
+  if (o.passes.print_after_all)
+    options.after_each = [&](const codegen::LirPassInfo& pass, const lir::Module& m) {
+      std::cout << "// loop IR after " << pass.name << "\n" << lir::print_module(m) << "\n";
+    };
+  std::vector<std::pair<std::string, int>> counts;
+  options.count = [&](const codegen::LirPassInfo& pass, int n) { counts.emplace_back(pass.name, n); };
+  const lir::Module m = scangen::with_large_stack([&] {
+    lir::Module lowered = codegen::lower_program(program, options);
+    if (o.target == "cuda") codegen::run_lir_passes(lowered, codegen::LirStage::Cuda, options);
+    return lowered;
+  });
+  if (!o.passes.print_after_all) std::cout << "// loop IR of " << o.file << " (" << o.target << ")\n" << lir::print_module(m);
+  if (o.passes.stats) {
+    std::cerr << "loop-IR passes:\n";
+    for (const auto& [pass, n] : counts) std::cerr << "  " << pass << ": " << n << "\n";
+  }
+  return 0;
+}
+
 int cmd_ir(const IrOptions& o) {
   if (o.list_passes) {
     list_passes();
     return 0;
   }
+  if (o.list_lir_passes) {
+    list_lir_passes();
+    return 0;
+  }
+  if (!o.lir && (!o.lir_passes.empty() || o.target != "cpu"))
+    throw UsageError("--lir-passes and --target apply to the loop IR: add --lir");
+  if (o.lir && o.format != "text") throw UsageError("the loop IR prints as text only");
+  check_lir_pass_names(o);
   if (o.file.empty()) throw UsageError("scangen ir needs a .scan file (or --list-passes)");
   Driver driver;
-  auto program = load_program(driver, o.file, o.passes);
+  PassOptions rewrites = o.passes;
+  rewrites.print_after_all = o.passes.print_after_all && !o.lir;  // with --lir: after each loop-IR pass
+  auto program = load_program(driver, o.file, rewrites);
   if (!program) return kExitUserError;
+  if (o.lir) return print_loop_ir(*program, o);
   if (o.format == "dot") {
     std::cout << ir::print_dot(*program);
   } else {
@@ -354,6 +417,13 @@ int run_cli(int argc, char** argv) {
   add_pass_options(ir_cmd, ir_opts.passes, true);
   ir_cmd->add_option("--format", ir_opts.format, "text (default) or dot (Graphviz)")->check(CLI::IsMember({"text", "dot"}));
   ir_cmd->add_flag("--list-passes", ir_opts.list_passes, "List the rewrites, in pipeline order, and exit");
+  ir_cmd->add_flag("--lir", ir_opts.lir, "Print the loop IR (the lowered program) instead of the IR");
+  ir_cmd->add_option("--target", ir_opts.target, "With --lir: cpu (the passes of every backend, the default) or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  ir_cmd->add_option("--lir-passes", ir_opts.lir_passes, "With --lir: run exactly these loop-IR passes (comma-separated)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  ir_cmd->add_flag("--list-lir-passes", ir_opts.list_lir_passes, "List the loop-IR passes, in pipeline order, and exit");
 
   try {
     app.parse(argc, argv);

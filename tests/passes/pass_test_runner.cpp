@@ -6,6 +6,8 @@
 //       RESULTS line with `scangen run` on the interpreter and the CPU backend, at -O0, at -O2 and
 //       with only the passes RUN names, and requires the six runs to agree (and to print what
 //       `expect=` says, if given). A test in <dir>/ must name the pass <dir> in RUN's --passes.
+//       A loop-IR test (tests/lir/<dir>/: RUN has --lir and names <dir> in --lir-passes) checks
+//       the printed loop IR, and its RESULTS run on the CUDA emulation too.
 //       A file marked `// XFAIL: reason` must fail (an unexpected pass is an error).
 //
 //   pass_test_runner --check-docs PASSES_DEF REWRITES_MD
@@ -217,7 +219,8 @@ struct Results {
 
 struct TestFile {
   std::vector<std::string> run_args;
-  std::vector<std::string> passes;  // the names RUN gives --passes (empty: no --passes)
+  std::vector<std::string> passes;      // the names RUN gives --passes (empty: no --passes)
+  std::vector<std::string> lir_passes;  // the names RUN gives --lir-passes: a loop-IR test (tests/lir)
   std::vector<Check> checks;
   std::vector<Results> results;
   std::optional<std::string> xfail;
@@ -331,20 +334,27 @@ TestFile parse_test(const fs::path& path) {
     const std::string& a = t.run_args[i];
     if (a == "ir" || (a.size() > 5 && a.substr(a.size() - 5) == ".scan"))
       throw FormatError(path.string() + ": RUN holds only the options after `scangen ir FILE`");
-    std::string list;
-    if (a.rfind("--passes=", 0) == 0) list = a.substr(9);
-    else if (a == "--passes" && i + 1 < t.run_args.size()) list = t.run_args[i + 1];
-    else continue;
-    std::string name;
-    std::istringstream in(list);
-    while (std::getline(in, name, ','))
-      if (!trim(name).empty()) t.passes.push_back(trim(name));
+    for (auto [option, names] : {std::pair<std::string, std::vector<std::string>*>{"--passes", &t.passes},
+                                 {"--lir-passes", &t.lir_passes}}) {
+      std::string list;
+      if (a.rfind(option + "=", 0) == 0) list = a.substr(option.size() + 1);
+      else if (a == option && i + 1 < t.run_args.size()) list = t.run_args[i + 1];
+      else continue;
+      std::string name;
+      std::istringstream in(list);
+      while (std::getline(in, name, ','))
+        if (!trim(name).empty()) names->push_back(trim(name));
+    }
   }
-  // A test of tests/passes/<pass>/ runs that pass: RUN must name it in --passes.
-  std::string dir = fs::absolute(path).parent_path().filename().string();
-  if (std::find(t.passes.begin(), t.passes.end(), dir) == t.passes.end())
-    throw FormatError(path.string() + ": a test in " + dir + "/ must run that pass: add `--passes=" + dir +
-                      "` to its RUN line");
+  // A test of tests/passes/<pass>/ runs that pass: RUN must name it in --passes; a test of
+  // tests/lir/<pass>/ names its loop-IR pass in --lir-passes.
+  const fs::path dir_path = fs::absolute(path).parent_path();
+  const std::string dir = dir_path.filename().string();
+  const bool lir_test = dir_path.parent_path().filename() == "lir";
+  const std::vector<std::string>& named = lir_test ? t.lir_passes : t.passes;
+  if (std::find(named.begin(), named.end(), dir) == named.end())
+    throw FormatError(path.string() + ": a test in " + dir + "/ must run that pass: add `" +
+                      (lir_test ? "--lir-passes=" : "--passes=") + dir + "` to its RUN line");
   return t;
 }
 
@@ -518,7 +528,7 @@ std::vector<std::string> run_test(const std::string& scangen, const fs::path& fi
   }
 
   // The results: -O0, -O2 and (with --passes in RUN) the tested passes alone, on the interpreter
-  // and the CPU backend, must agree.
+  // and the CPU backend (and the CUDA emulation, for a loop-IR test), must agree.
   std::optional<std::vector<std::string>> alone;
   std::string alone_note;
   if (!t.results.empty() && !t.passes.empty()) alone = isolating_options(scangen, file, t.passes, alone_note);
@@ -529,7 +539,10 @@ std::vector<std::string> run_test(const std::string& scangen, const fs::path& fi
       RunResult result;
     };
     std::vector<Variant> variants;
-    for (const char* backend : {"interp", "cpu"}) {
+    // A loop-IR test's passes may be the CUDA backend's: its kernels run too (on the emulation).
+    std::vector<const char*> backends{"interp", "cpu"};
+    if (!t.lir_passes.empty()) backends.push_back("cuda-emulation");
+    for (const char* backend : backends) {
       std::vector<std::pair<std::string, std::vector<std::string>>> levels{
           {"-O0", {"-O0"}}, {"-O2", {"-O2", "--verify-each"}}};
       if (alone) {
@@ -625,13 +638,16 @@ std::string string_literal(const std::string& text, size_t& pos) {
   return s;
 }
 
-// The entries SCANGEN_PASS(name, function, summary, description): the arguments are read as
+// The entries SCANGEN_PASS(name, function, summary, description) (SCANGEN_LIR_PASS and
+// SCANGEN_CUDA_LIR_PASS in the loop IR's table): the arguments are read as
 // C tokens (adjacent string literals concatenate; comments are skipped).
 std::vector<TableEntry> read_table(const fs::path& path) {
   std::string text = read_file(path);
   std::vector<TableEntry> entries;
   size_t pos = 0;
-  const std::string macro = "SCANGEN_PASS(";
+  // The rewrites' table (passes.def) and the loop IR's (codegen/lir_passes.def).
+  const std::vector<std::string> macros = {"SCANGEN_PASS(", "SCANGEN_LIR_PASS(", "SCANGEN_CUDA_LIR_PASS("};
+  std::string macro;
   auto skip_blank = [&](size_t& p) {
     for (;;) {
       while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
@@ -653,10 +669,12 @@ std::vector<TableEntry> read_table(const fs::path& path) {
     while (p < text.size()) {
       skip_blank(p);
       if (p >= text.size()) break;
-      if (text.compare(p, macro.size(), macro) == 0) {
-        found = p;
-        break;
-      }
+      for (const std::string& m : macros)
+        if (text.compare(p, m.size(), m) == 0) {
+          found = p;
+          macro = m;
+        }
+      if (found != std::string::npos) break;
       if (text[p] == '"') string_literal(text, p);
       else ++p;
     }
@@ -681,7 +699,7 @@ std::vector<TableEntry> read_table(const fs::path& path) {
     entries.push_back({args[0], args[2]});
     pos = p + 1;
   }
-  if (entries.empty()) throw FormatError(path.string() + ": no SCANGEN_PASS entry");
+  if (entries.empty()) throw FormatError(path.string() + ": no SCANGEN_PASS or SCANGEN_LIR_PASS entry");
   return entries;
 }
 

@@ -23,9 +23,7 @@
 
 #include "codegen/backend.h"
 #include "codegen/cpp_printer.h"
-#include "codegen/cuda_barriers.h"
-#include "codegen/element_nests.h"
-#include "codegen/lanes.h"
+#include "codegen/lir_passes.h"
 #include "ir/import_shim.h"
 #include "support/check.h"
 
@@ -187,99 +185,6 @@ class CudaPrinter : public CppPrinter {
   std::string element_var_;
 };
 
-// ---- buffers for the block's shared memory
-
-// The storages worth the block's shared memory when a launch is one block: those written in a
-// time loop (a state's rows, a step's temporaries), which the following steps read back, and that
-// no result owns (results outlive the launch). Sequences computed before the loop (x @ W of all
-// steps) are read once each and stay in the arena.
-std::set<std::string> block_shared_storages(const lir::Function& f) {
-  std::map<std::string, std::string> storage_of;  // allocated pointer -> its storage
-  std::set<std::string> owned_by_results, written_in_steps;
-  const std::map<std::string, const Stmt*> pointers = lir::pointer_lets(*f.body);
-  std::function<void(const Stmt&, bool)> visit = [&](const Stmt& s, bool in_step) {
-    if (s.kind == StmtKind::Alloc) storage_of[s.var] = s.storage;
-    if (s.kind == StmtKind::Result && !s.storage.empty()) owned_by_results.insert(s.storage);
-    if (in_step && s.kind == StmtKind::Store) written_in_steps.insert(lir::pointer_root(pointers, s.var));
-    // The helpers' first argument is the buffer they write (copy, matmul).
-    if (in_step && s.kind == StmtKind::Call && !s.args.empty() && s.args[0]->kind == ExprKind::Var)
-      written_in_steps.insert(lir::pointer_root(pointers, s.args[0]->name));
-    const bool step = in_step || (s.kind == StmtKind::For && s.loop == lir::LoopKind::Time);
-    for (const auto& c : s.body) visit(*c, step);
-    for (const auto& c : s.else_body) visit(*c, step);
-  };
-  visit(*f.body, false);
-  std::set<std::string> out;
-  for (const std::string& root : written_in_steps)
-    if (auto it = storage_of.find(root); it != storage_of.end() && !owned_by_results.count(it->second))
-      out.insert(it->second);
-  return out;
-}
-
-// ---- the parallel width: how many threads a launch is worth, from the argument shapes
-
-// factor * product of argument dimensions (argument index, axis).
-struct WidthTerm {
-  int64_t factor = 1;
-  std::vector<std::pair<int, int>> dims;
-};
-
-class WidthAnalysis {
- public:
-  explicit WidthAnalysis(const lir::Function& f) {
-    for (size_t i = 0; i < f.params.size(); ++i)
-      for (size_t d = 0; d < f.params[i].dims.size(); ++d) dims_[f.params[i].dims[d]] = {int(i), int(d)};
-    collect_lets(*f.body);
-    visit(*f.body, false);
-  }
-  std::vector<WidthTerm> terms;
-
- private:
-  void collect_lets(const Stmt& s) {
-    if (s.kind == StmtKind::Let && !s.vtype.is_pointer()) lets_[s.var] = s.value;
-    for (const auto& c : s.body) collect_lets(*c);
-    for (const auto& c : s.else_body) collect_lets(*c);
-  }
-  bool term(const ExprRef& e, WidthTerm& t, int depth = 0) const {
-    if (!e || depth > 64) return false;
-    if (auto c = lir::const_int(e)) {
-      t.factor *= *c;
-      return *c >= 0 && *c < (int64_t(1) << 31);
-    }
-    if (e->kind == ExprKind::Var) {
-      if (auto it = dims_.find(e->name); it != dims_.end()) {
-        t.dims.push_back(it->second);
-        return true;
-      }
-      if (auto it = lets_.find(e->name); it != lets_.end()) return term(it->second, t, depth + 1);
-      return false;
-    }
-    if (e->kind == ExprKind::Binary && e->bop == ir::BinaryOp::Mul)
-      return term(e->a, t, depth + 1) && term(e->b, t, depth + 1);
-    return false;
-  }
-  void add(const ExprRef& e) {
-    WidthTerm t;
-    if (!term(e, t)) return;
-    for (const WidthTerm& u : terms)
-      if (u.factor == t.factor && u.dims == t.dims) return;
-    terms.push_back(t);
-  }
-  void visit(const Stmt& s, bool in_element_loop) {
-    if (in_element_loop) return;
-    if (s.kind == StmtKind::For && s.loop == lir::LoopKind::Vector) {
-      add(s.end);
-      return;
-    }
-    if (s.kind == StmtKind::Call && s.callee == "matmul") add(lir::mul(s.args[3], s.args[5]));
-    if (s.kind == StmtKind::Call && s.callee == "copy") add(s.args[2]);
-    for (const auto& c : s.body) visit(*c, false);
-    for (const auto& c : s.else_body) visit(*c, false);
-  }
-  std::map<std::string, std::pair<int, int>> dims_;
-  std::map<std::string, ExprRef> lets_;
-};
-
 // ---- the backend
 
 const ApiTypes kCudaTypes = {
@@ -290,33 +195,6 @@ const ApiTypes kCudaTypes = {
 
 std::string kernel_name(size_t f) { return "scangen_kernel_" + std::to_string(f); }
 
-// What the CUDA-only rewrites of the loop IR did to one function.
-struct Strategy {
-  int flattened = 0;  // element nests made one element loop (element_nests.h)
-  int lanes = 0;      // time loops turned into independent lanes (lanes.h)
-};
-
-// Kernels whose time loops are all independent lanes (and that multiply no matrices) stream
-// memory, one lane per thread: as many threads as an SM holds should be resident, so the kernel
-// asks for all of them (__launch_bounds__, which caps registers at 32 on architectures of 2048
-// threads). With the 40 registers ptxas picks unasked, an H100 holds 6 blocks of 256 threads per
-// SM: 202,752 threads for 2^18 channels, so a third of the threads ran two channels in turn.
-// Other kernels keep their registers: matmul's tiles need them, and time loops with a barrier per
-// step are bound by the barrier, not by resident threads.
-bool full_occupancy(const lir::Function& f, const Strategy& s) {
-  if (s.lanes == 0) return false;
-  // A matrix product anywhere, or a time loop outside element loops (one not made lanes).
-  std::function<bool(const Stmt&, bool)> excluded = [&](const Stmt& st, bool in_element_loop) {
-    if (st.kind == StmtKind::Call && st.callee == "matmul") return true;
-    if (st.kind == StmtKind::For && st.loop == lir::LoopKind::Time && !in_element_loop) return true;
-    const bool inside = in_element_loop || (st.kind == StmtKind::For && st.loop == lir::LoopKind::Vector);
-    for (const auto* list : {&st.body, &st.else_body})
-      for (const auto& c : *list)
-        if (excluded(*c, inside)) return true;
-    return false;
-  };
-  return !excluded(*f.body, false);
-}
 
 // The JIT compiles one function at a time (-DSCANGEN_KERNEL=<index>, from the manifest): NVRTC's
 // time grows with the code, and a call needs one kernel. Without the macro, all of them.
@@ -331,31 +209,21 @@ class CudaBackend : public Backend {
   std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& lowered,
                                 const EmitOptions& options) const override {
     lir::Module module = lowered;
-    std::vector<Strategy> strategies;
-    for (lir::Function& f : module.functions) {
-      // The rewrites replace statements of the body, which other backends print as they are.
-      f.body = lir::clone(*f.body);
-      Strategy s;
-      s.flattened = flatten_element_nests(f);
-      s.lanes = interchange_lanes(f);
-      lir::remove_unused(f);
-      place_barriers(f);
-      strategies.push_back(s);
-    }
-    std::vector<std::vector<WidthTerm>> widths;
-    for (const lir::Function& f : module.functions) widths.push_back(WidthAnalysis(f).terms);
-    std::string kernels = print_kernels(program, module, strategies, options.single_translation_unit);
+    // The CUDA passes replace statements of the body, which other backends print as they are.
+    for (lir::Function& f : module.functions) f.body = lir::clone(*f.body);
+    run_lir_passes(module, LirStage::Cuda);
+    std::string kernels = print_kernels(program, module, options.single_translation_unit);
     if (options.single_translation_unit && options.cuda_emulation)
       return {{options.stem + ".emulated.cpp", generated_banner(program) + std::string(embedded::file("common/scangen_abi.h")) +
                                                    "\n" + std::string(embedded::file("cuda/scangen_cuda_emulation.h")) +
                                                    "\n" + kernels},
-              {options.stem + ".cuda.json", manifest(program, module, widths)}};
+              {options.stem + ".cuda.json", manifest(program, module)}};
     if (options.single_translation_unit)
       return {{options.stem + ".cu", generated_banner(program) + kernels},
-              {options.stem + ".cuda.json", manifest(program, module, widths)}};
+              {options.stem + ".cuda.json", manifest(program, module)}};
     std::string header = print_header(program, module, options);
     std::string source = generated_banner(program) + "#include \"" + options.stem + ".cuh\"\n\n#include <algorithm>\n#include <atomic>\n#include <cstring>\n\n" + kernels +
-                         print_host(program, module, widths, options);
+                         print_host(program, module, options);
     return {{options.stem + ".cuh", header}, {options.stem + ".cu", source}};
   }
 
@@ -375,8 +243,7 @@ class CudaBackend : public Backend {
 
   // `jit`: kernels with C names for the runtime to look up; else local to the translation unit, so
   // that several generated .cu files link into one program.
-  static std::string print_kernels(const ir::Program& program, const lir::Module& module,
-                                   const std::vector<Strategy>& strategies, bool jit) {
+  static std::string print_kernels(const ir::Program& program, const lir::Module& module, bool jit) {
     std::ostringstream os;
     os << "// The kernels: one per function, each running the whole function (docs/cuda.md).\n";
     os << embedded::file("cuda/scangen_cuda_abi.h") << "\n";
@@ -391,10 +258,10 @@ class CudaBackend : public Backend {
       if (jit) os << select_kernel(f);
       os << "// fn " << fn.name << fn.signature() << "\n";
       os << "// Strategy: whole function in one kernel";
-      if (strategies[f].lanes > 0) os << "; independent lanes for " << strategies[f].lanes << " time loop(s)";
-      if (strategies[f].flattened > 0) os << "; " << strategies[f].flattened << " element nest(s) flattened";
+      if (lf.kernel.lanes > 0) os << "; independent lanes for " << lf.kernel.lanes << " time loop(s)";
+      if (lf.kernel.flattened > 0) os << "; " << lf.kernel.flattened << " element nest(s) flattened";
       os << ".\n";
-      const std::set<std::string> block_shared = block_shared_storages(lf);
+      const std::set<std::string>& block_shared = lf.kernel.block_shared;
       if (!block_shared.empty())
         os << "// Buffers the steps write: in the block's shared memory when the launch is one block.\n";
       os << "__device__ void " << lf.symbol << "(sgc::Context& ctx";
@@ -412,7 +279,7 @@ class CudaBackend : public Backend {
       const lir::Function& lf = module.functions[f];
       if (jit) os << select_kernel(f);
       os << (jit ? "extern \"C\" " : "") << "__global__ void "
-         << (full_occupancy(lf, strategies[f]) ? "__launch_bounds__(SCANGEN_CUDA_BLOCK_THREADS, SCANGEN_CUDA_LANE_BLOCKS) " : "") << kernel_name(f)
+         << (lf.kernel.full_occupancy ? "__launch_bounds__(SCANGEN_CUDA_BLOCK_THREADS, SCANGEN_CUDA_LANE_BLOCKS) " : "") << kernel_name(f)
          << "(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {\n"
          << "  scangen_cuda_v1::Context ctx(launch, tensors);\n"
          << "  scangen_kernels::" << lf.symbol << "(ctx";
@@ -432,8 +299,7 @@ class CudaBackend : public Backend {
     return os.str();
   }
 
-  static std::string manifest(const ir::Program& program, const lir::Module& module,
-                              const std::vector<std::vector<WidthTerm>>& widths) {
+  static std::string manifest(const ir::Program& program, const lir::Module& module) {
     nlohmann::ordered_json m;
     m["format"] = "scangen-cuda-manifest";
     m["version"] = 2;
@@ -452,7 +318,7 @@ class CudaBackend : public Backend {
       for (const ir::ResultDecl& r : fn.results)
         j["results"].push_back({{"dtype", std::string(dtype_name(r.type.dtype))}, {"rank", r.type.rank()}});
       j["width"] = nlohmann::ordered_json::array();
-      for (const WidthTerm& t : widths[f]) {
+      for (const lir::WidthTerm& t : module.functions[f].kernel.width) {
         nlohmann::ordered_json dims = nlohmann::ordered_json::array();
         for (auto [arg, axis] : t.dims) dims.push_back({arg, axis});
         j["width"].push_back({{"factor", t.factor}, {"dims", dims}});
@@ -485,8 +351,7 @@ class CudaBackend : public Backend {
     return os.str();
   }
 
-  static std::string print_host(const ir::Program& program, const lir::Module& module,
-                                const std::vector<std::vector<WidthTerm>>& widths, const EmitOptions& o) {
+  static std::string print_host(const ir::Program& program, const lir::Module& module, const EmitOptions& o) {
     std::ostringstream os;
     os << "// Host glue: launching the kernels over the CUDA runtime API.\n";
     os << embedded::file("cuda/scangen_cuda_launch.h") << "\n";
@@ -509,7 +374,7 @@ class CudaBackend : public Backend {
       os << "};\n";
       // The threads worth launching: the largest element loop the argument shapes tell.
       os << "  long long scangen_width = 1;\n";
-      for (const WidthTerm& t : widths[f]) {
+      for (const lir::WidthTerm& t : module.functions[f].kernel.width) {
         os << "  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({" << t.factor << "LL";
         for (auto [arg, axis] : t.dims) os << ", " << a.arg_names[size_t(arg)] << ".dim(" << axis << ")";
         os << "}));\n";

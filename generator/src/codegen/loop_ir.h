@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,22 @@ struct Param {
   std::vector<std::string> dims;  // names of its dimension variables
 };
 
+// factor * the product of argument dimensions (argument index, axis): a parallel width.
+struct WidthTerm {
+  int64_t factor = 1;
+  std::vector<std::pair<int, int>> dims;
+};
+
+// What the CUDA passes of the loop IR decided for a function's kernel (lir_passes.def). The CUDA
+// printer prints these decisions; it makes none.
+struct KernelPlan {
+  int flattened = 0;  // element nests made one element loop (flatten-element-nests)
+  int lanes = 0;      // time loops turned into independent lanes (lanes)
+  bool full_occupancy = false;         // __launch_bounds__ for every thread an SM holds (launch-bounds)
+  std::set<std::string> block_shared;  // storages in the block's shared memory on a one-block launch (block-shared)
+  std::vector<WidthTerm> width;        // how many threads a launch is worth: the largest term (parallel-width)
+};
+
 struct Function {
   std::string name;        // the .scan fn
   std::string symbol;      // the C++ name of the implementation
@@ -187,6 +204,7 @@ struct Function {
   std::vector<Param> results;
   std::vector<StorageDecl> storages;
   StmtRef body;
+  KernelPlan kernel;
 };
 
 struct Module {
@@ -194,7 +212,11 @@ struct Module {
   std::vector<Function> functions;
 };
 
-// ---- LIR passes (loop_ir.cpp)
+// ---- text (loop_ir_printer.cpp): what `scangen ir --lir` prints
+std::string print_function(const Function& f);
+std::string print_module(const Module& m);
+
+// ---- LIR passes (loop_ir.cpp; the pipeline: codegen/lir_passes.def)
 
 // Moves pure scalar lets and allocations whose operands do not change in a loop out of it.
 void hoist_invariants(Function& f);

@@ -1,12 +1,13 @@
 // Lowering: program IR -> loop IR, shared by every backend. Each function is lowered by
-// lowering::FunctionLowering (generator/src/codegen/lowering/), then the loop-IR passes run.
+// lowering::FunctionLowering (generator/src/codegen/lowering/), then the loop-IR passes of every backend run (lir_passes.def).
 #include "codegen/lower.h"
 
 #include "codegen/lowering/function_lowering.h"
+#include "codegen/lir_passes.h"
 
 namespace scangen::codegen {
 
-lir::Module lower_program(const ir::Program& program) {
+lir::Module lower_program(const ir::Program& program, const LirPipelineOptions& options) {
   lir::Module m;
   m.source_path = program.source_path;
   for (const ir::Function& fn : program.functions) {
@@ -17,10 +18,9 @@ lir::Module lower_program(const ir::Program& program) {
     // (fn g's g_impl against a fn named g_impl).
     for (const ir::Function& other : program.functions) lowering.names.reserve(other.name);
     lowering.run();
-    lir::hoist_invariants(f);
-    lir::remove_unused(f);
     m.functions.push_back(std::move(f));
   }
+  run_lir_passes(m, LirStage::Lowering, options);
   return m;
 }
 

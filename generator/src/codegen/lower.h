@@ -12,11 +12,13 @@
 //    computed and checked at run time with the same messages as the interpreter.
 #pragma once
 
+#include "codegen/lir_passes.h"
 #include "codegen/loop_ir.h"
 #include "ir/ir.h"
 
 namespace scangen::codegen {
 
-lir::Module lower_program(const ir::Program& program);
+// Lowers every function, then runs the loop-IR passes of every backend (LirStage::Lowering).
+lir::Module lower_program(const ir::Program& program, const LirPipelineOptions& options = {});
 
 }  // namespace scangen::codegen
