@@ -230,9 +230,25 @@ template <class F> void for_each_in_region(const Shape& x, const Region& r, F&& 
 }
 
 // Evaluates one node given its input values.
+// What one run of a function keeps for all its steps: the imported functions' shim entries. The
+// headers are those of the run's start (as for emitted code, compiled once), so each call node's
+// shim is looked up, and its headers hashed, once per run instead of at every step.
+class RunState {
+ public:
+  ImportedEntry imported(const CallNode& n) {
+    auto key = std::make_pair(n.import().get(), n.function_index());
+    auto it = imported_.find(key);
+    if (it == imported_.end()) it = imported_.emplace(key, imported_entry(*n.import(), n.function_index())).first;
+    return it->second;
+  }
+
+ private:
+  std::map<std::pair<const Import*, int>, ImportedEntry> imported_;
+};
+
 class NodeEval : public Visitor<std::vector<HostTensor>> {
  public:
-  explicit NodeEval(const std::vector<HostTensor>& inputs) : in_(inputs) {}
+  NodeEval(const std::vector<HostTensor>& inputs, RunState& run) : in_(inputs), run_(run) {}
 
   // Which of the node's outputs something reads (empty: all of them).
   std::vector<bool> used_outputs;
@@ -334,7 +350,7 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
   // An imported function, element by element through the shim the CPU JIT compiled (so that the
   // interpreter computes exactly what emitted code computes).
   std::vector<HostTensor> visit_Call(const CallNode& n) override {
-    ImportedEntry entry = imported_entry(*n.import(), n.function_index());
+    ImportedEntry entry = run_.imported(n);
     Shape shape;
     for (const HostTensor& t : in_) shape = broadcast(shape, t.shape(), n.loc());
     HostTensor out(n.function().result, shape);
@@ -601,6 +617,7 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
   }
 
   const std::vector<HostTensor>& in_;
+  RunState& run_;
 };
 
 // Evaluates a graph: every node reachable from its results, in topological order.
@@ -623,7 +640,7 @@ OutputUses output_uses(const Graph& g, const std::vector<const Node*>& order) {
 
 class GraphEval {
  public:
-  explicit GraphEval(std::vector<HostTensor> params) : params_(std::move(params)) {}
+  GraphEval(std::vector<HostTensor> params, RunState& run) : params_(std::move(params)), run_(run) {}
 
   // `order` is topological_order(g) and `uses` output_uses(g, order), computed once by the caller.
   std::vector<HostTensor> results(const Graph& g, const std::vector<const Node*>& order, const OutputUses& uses) {
@@ -647,7 +664,7 @@ class GraphEval {
     std::vector<HostTensor> inputs;
     inputs.reserve(n.inputs().size());
     for (const Value& in : n.inputs()) inputs.push_back(value_of(in));
-    NodeEval eval(inputs);
+    NodeEval eval(inputs, run_);
     eval.used_outputs = uses_->at(&n);
     try {
       memo_.emplace(&n, eval.visit(n));
@@ -657,6 +674,7 @@ class GraphEval {
   }
 
   std::vector<HostTensor> params_;
+  RunState& run_;
   std::unordered_map<const Node*, std::vector<HostTensor>> memo_;
   const OutputUses* uses_ = nullptr;
 };
@@ -701,7 +719,7 @@ class ShapeEval {
     if (it == values_.end()) {
       std::vector<HostTensor> inputs;
       for (const Value& in : v.node->inputs()) inputs.push_back(value(in));
-      NodeEval e(inputs);
+      NodeEval e(inputs, run_);
       it = values_.emplace(v.node.get(), e.visit(*v.node)).first;
     }
     return it->second.at(size_t(v.index));
@@ -736,6 +754,7 @@ class ShapeEval {
   std::vector<std::optional<HostTensor>> param_values_;
   std::unordered_map<const Node*, std::vector<Shape>> shapes_;
   std::unordered_map<const Node*, bool> has_value_;
+  RunState run_;  // its own: shapes are evaluated apart from any run
   std::unordered_map<const Node*, std::vector<HostTensor>> values_;
 };
 
@@ -1015,7 +1034,7 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
     }
     for (int p = 0; p < info.num_params; ++p) params[size_t(info.body_param(p))] = in_[size_t(info.param_input(p))];
 
-    GraphEval eval(std::move(params));
+    GraphEval eval(std::move(params), run_);
     std::vector<HostTensor> results = eval.results(body, order, uses);
     for (int i = 0; i < info.num_outputs(); ++i) {
       try {
@@ -1105,7 +1124,8 @@ std::vector<HostTensor> Interpreter::run(const Function& fn, const std::vector<H
 
 std::vector<HostTensor> Interpreter::run_on_this_thread(const Function& fn, const std::vector<HostTensor>& args) {
   SymbolValues symbols = check_arguments(fn, args);
-  GraphEval eval(args);
+  RunState run;
+  GraphEval eval(args, run);
   const std::vector<const Node*> order = topological_order(fn.graph);
   std::vector<HostTensor> results = eval.results(fn.graph, order, output_uses(fn.graph, order));
   check_results(fn, symbols, results);
