@@ -25,25 +25,11 @@ ExprRef f32(double value) { return imm(ir::Scalar::of_float(DType::F32, value));
 ExprRef at(const std::string& p, ExprRef index) { return load(ptr_var(p, DType::F32), std::move(index)); }
 ExprRef plus_one(ExprRef e) { return binary(BinaryOp::Add, std::move(e), f32(1)); }
 
-StmtRef when(ExprRef cond, std::vector<StmtRef> body) {
-  auto s = stmt(StmtKind::If);
-  s->cond = std::move(cond);
-  s->body = std::move(body);
-  return s;
-}
+StmtRef when(ExprRef cond, std::vector<StmtRef> body) { return if_stmt(std::move(cond), std::move(body)); }
 
-StmtRef check(ExprRef cond) {
-  auto s = stmt(StmtKind::Check);
-  s->cond = std::move(cond);
-  return s;
-}
+StmtRef check(ExprRef cond) { return check_stmt(std::move(cond), 0, 0, {}); }
 
-StmtRef call(const std::string& callee, std::vector<ExprRef> args) {
-  auto s = stmt(StmtKind::Call);
-  s->callee = callee;
-  s->args = std::move(args);
-  return s;
-}
+StmtRef call(const std::string& callee, std::vector<ExprRef> args) { return call_stmt(callee, std::move(args)); }
 
 // The body after the pass, outlined.
 std::string placed(Function f) {
@@ -171,7 +157,7 @@ BOOST_AUTO_TEST_CASE(breaks_and_branches_join_their_paths) {
   // The store before the break reaches the load after the loop only through the break.
   Function f = function({alloc("a", "s", i64(1)),
                          time_loop("step", v("n"),
-                                   {when(lt(v("step"), i64(3)), {store("a", i64(0), f32(1)), stmt(StmtKind::Break)})}),
+                                   {when(lt(v("step"), i64(3)), {store("a", i64(0), f32(1)), break_stmt()})}),
                          store("a", i64(0), f32(2)), let("x", at("a", i64(0)))});
   BOOST_TEST(placed(f) == "alloc a; for step { if { store a; break } }; store a; barrier; let x");
   // A load in one branch only: the store after the branch still waits for it.

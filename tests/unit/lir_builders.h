@@ -9,52 +9,17 @@
 
 namespace scangen::lir::testing {
 
-inline std::shared_ptr<Stmt> stmt(StmtKind k) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = k;
-  return s;
-}
-
-inline StmtRef let(const std::string& name, ExprRef value) {
-  auto s = stmt(StmtKind::Let);
-  s->var = name;
-  s->vtype = VarType::scalar(value->type);
-  s->value = std::move(value);
-  return s;
-}
-
-inline StmtRef decl(const std::string& name, ExprRef value) {
-  auto s = stmt(StmtKind::Decl);
-  s->var = name;
-  s->vtype = VarType::scalar(value->type);
-  s->value = std::move(value);
-  return s;
-}
-
+// Short names for the loop IR's statement factories (loop_ir.h), as the tests write them.
+inline StmtRef let(const std::string& name, ExprRef value) { return let_stmt(name, std::move(value)); }
+inline StmtRef decl(const std::string& name, ExprRef value) { return decl_stmt(name, std::move(value)); }
 inline StmtRef loop(const std::string& var, ExprRef begin, ExprRef end, std::vector<StmtRef> body) {
-  auto s = stmt(StmtKind::For);
-  s->var = var;
-  s->begin = std::move(begin);
-  s->end = std::move(end);
-  s->body = std::move(body);
-  return s;
+  return for_stmt(var, std::move(begin), std::move(end), LoopKind::Serial, std::move(body));
 }
-
 inline StmtRef store(const std::string& ptr, ExprRef index, ExprRef value) {
-  auto s = stmt(StmtKind::Store);
-  s->var = ptr;
-  s->index = std::move(index);
-  s->value = std::move(value);
-  return s;
+  return store_stmt(ptr, std::move(index), std::move(value));
 }
-
 inline StmtRef alloc(const std::string& var, const std::string& storage, ExprRef count) {
-  auto s = stmt(StmtKind::Alloc);
-  s->var = var;
-  s->vtype = VarType::pointer(DType::F32);
-  s->storage = storage;
-  s->value = std::move(count);
-  return s;
+  return alloc_stmt(var, DType::F32, storage, std::move(count), false, 0, 0, {});
 }
 
 // A compact outline of a statement list: "let a; for i { let b; store p }".
@@ -96,27 +61,17 @@ inline Function function(std::vector<StmtRef> body) {
 
 // A loop over elements (no carried dependence: spread over threads on a GPU).
 inline StmtRef element_loop(const std::string& var, ExprRef end, std::vector<StmtRef> body) {
-  StmtRef s = loop(var, i64(0), std::move(end), std::move(body));
-  s->loop = LoopKind::Vector;
-  return s;
+  return for_stmt(var, i64(0), std::move(end), LoopKind::Vector, std::move(body));
 }
 
 // A time loop (the steps of a scan).
 inline StmtRef time_loop(const std::string& var, ExprRef end, std::vector<StmtRef> body) {
-  StmtRef s = loop(var, i64(0), std::move(end), std::move(body));
-  s->loop = LoopKind::Time;
-  return s;
+  return for_stmt(var, i64(0), std::move(end), LoopKind::Time, std::move(body));
 }
 
 // const T* name = base + offset;
 inline StmtRef pointer_let(const std::string& name, const std::string& base, ExprRef offset) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::Let;
-  s->var = name;
-  s->vtype = VarType::pointer(DType::F32);
-  s->value = ptr_var(base, DType::F32);
-  s->index = std::move(offset);
-  return s;
+  return let_pointer_stmt(name, ptr_var(base, DType::F32), std::move(offset), true);
 }
 
 }  // namespace scangen::lir::testing

@@ -158,12 +158,7 @@ BOOST_AUTO_TEST_CASE(hoist_keeps_loads_and_what_the_loop_assigns) {
            {
                let("v", load(ptr_var("in", DType::I64), i64(0))),  // a load may see a store of the loop
                let("w", add(var("acc", DType::I64), i64(1))),       // acc is assigned in the loop
-               [&] {
-                 auto s = stmt(StmtKind::Assign);
-                 s->var = "acc";
-                 s->value = add(var("w", DType::I64), var("v", DType::I64));
-                 return StmtRef(s);
-               }(),
+               assign_stmt("acc", add(var("w", DType::I64), var("v", DType::I64))),
                store("in", i, var("acc", DType::I64)),
            }),
   });
@@ -217,10 +212,7 @@ BOOST_AUTO_TEST_CASE(remove_unused_lets_and_declarations) {
            }),
   });
   f.storages = {{"s_out", DType::F32}, {"s_dead", DType::F32}};
-  auto res = stmt(StmtKind::Result);
-  res->storage = "s_out";
-  res->value = ptr_var("out", DType::F32);
-  f.body->body.push_back(res);
+  f.body->body.push_back(result_stmt(0, ptr_var("out", DType::F32), {}, "s_out"));
   remove_unused(f);
   BOOST_TEST(outline(f.body->body) == "let used; for i { store out }; result");
   BOOST_TEST_REQUIRE(f.storages.size() == 1u);
@@ -229,12 +221,8 @@ BOOST_AUTO_TEST_CASE(remove_unused_lets_and_declarations) {
 
 BOOST_AUTO_TEST_CASE(remove_unused_keeps_what_is_read) {
   ExprRef i = var("i", DType::I64);
-  auto assign = stmt(StmtKind::Assign);
-  assign->var = "acc";
-  assign->value = add(var("acc", DType::I64), i);
-  auto check = stmt(StmtKind::Check);
-  check->cond = lt(var("acc", DType::I64), var("limit", DType::I64));
-  check->message = {{"acc is ", var("acc", DType::I64)}};
+  StmtRef assign = assign_stmt("acc", add(var("acc", DType::I64), i));
+  StmtRef check = check_stmt(lt(var("acc", DType::I64), var("limit", DType::I64)), 0, 0, {{"acc is ", var("acc", DType::I64)}});
   Function f = function({
       let("limit", mul(n, n)),
       decl("acc", i64(0)),
@@ -244,12 +232,63 @@ BOOST_AUTO_TEST_CASE(remove_unused_keeps_what_is_read) {
   remove_unused(f);
   BOOST_TEST(outline(f.body->body) == "let limit; decl acc; for i { assign acc }; check");
   // A variable only assigned, never read, goes with its assignments.
-  auto assign2 = stmt(StmtKind::Assign);
-  assign2->var = "count";
-  assign2->value = add(var("count", DType::I64), i64(1));
+  StmtRef assign2 = assign_stmt("count", add(var("count", DType::I64), i64(1)));
   Function g = function({decl("count", i64(0)), loop("i", i64(0), n, {assign2})});
   remove_unused(g);
   BOOST_TEST(outline(g.body->body) == "for i {  }");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The text `scangen ir --lir` prints (loop_ir_printer.cpp): every statement kind, one a line.
+BOOST_AUTO_TEST_SUITE(printer)
+
+BOOST_AUTO_TEST_CASE(prints_every_statement_kind) {
+  const ExprRef n = var("n", DType::I64), i = var("i", DType::I64), x = var("x", DType::F32);
+  Function f = function({
+      comment_stmt("a comment"),
+      check_stmt(ge(n, i64(0)), 3, 7, {{"n is ", nullptr}, {"", n}}),
+      alloc_stmt("p", DType::F32, "p_storage", n, true, 4, 1, {{"no memory", nullptr}}),
+      let_pointer_stmt("q", ptr_var("p", DType::F32), mul(i64(2), n), false),
+      decl_stmt("x", imm(ir::Scalar::of_float(DType::F32, 0.5))),
+      for_stmt("step", i64(0), n, LoopKind::Time,
+               {if_stmt(eq(var("step", DType::I64), i64(3)), {break_stmt()}),
+                for_stmt("i", i64(0), n, LoopKind::Vector,
+                         {store_stmt("p", i, unary(UnaryOp::Tanh, binary(BinaryOp::Add, x, load(ptr_var("q", DType::F32), i))))}),
+                assign_stmt("x", cast(DType::F32, var("step", DType::I64))), barrier(true)}),
+      grow_stmt("p", "p_storage", mul(n, i64(2)), n, 4, 1, {{"no memory", nullptr}}),
+      call_stmt("copy", {ptr_var("p", DType::F32), ptr_var("q", DType::F32), n}),
+      result_stmt(0, ptr_var("p", DType::F32), {n}, "p_storage"),
+  });
+  f.params = {{"in", DType::F32, 1, {"n"}}};
+  f.results = {{"result0", DType::F32, 1, {}}};
+  f.storages = {{"p_storage", DType::F32}};
+  const std::string expected =
+      "fn f (f_impl)\n"
+      "  param in: f32[n]\n"
+      "  result result0: f32[?]\n"
+      "  storage p_storage: f32\n"
+      "{\n"
+      "  // a comment\n"
+      "  check (n ge 0) at 3:7 else \"n is {n}\"\n"
+      "  var p: f32* = alloc p_storage[n] at 4:1 else \"no memory\"\n"
+      "  let q: const f32* = p + (2 mul n)\n"
+      "  var x: f32 = 0.5\n"
+      "  for step in [0, n) time {\n"
+      "    if (step eq 3) {\n"
+      "      break\n"
+      "    }\n"
+      "    for i in [0, n) vector {\n"
+      "      p[i] = tanh(add(x, q[i]))\n"
+      "    }\n"
+      "    x = f32(step)\n"
+      "    barrier, then return if a thread failed\n"
+      "  }\n"
+      "  p = grow p_storage[(n mul 2)] keeping n at 4:1 else \"no memory\"\n"
+      "  call copy(p, q, n)\n"
+      "  result 0 = p [n] owned by p_storage\n"
+      "}\n";
+  BOOST_TEST(print_function(f) == expected);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
