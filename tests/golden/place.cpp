@@ -362,8 +362,9 @@ inline void check_rank(const char* what, int have, int want, const char* declare
 //    still enough accumulators.
 //  - Fewer columns than one vector (n = 1: a matrix times a vector): scalar sums, a few rows at a
 //    time.
-//  - Columns left over after the last whole vector go through a zero-padded copy and a tile in
-//    memory, so no load reads past the end of b and no store writes past out.
+//  - Columns left over: in place, one last tile ending at column n, overlapping columns already
+//    done (computed again in the same order: the same bits); packed, the last panel is
+//    zero-padded and its tile goes through memory. No load reads past b, no store past out.
 // The packing buffer is a fixed-size thread_local array: a product in a time loop allocates
 // nothing. `out` must not overlap `a` or `b` (the lowering always gives the product its own
 // buffer).
@@ -504,36 +505,37 @@ template <class Kernel, int kRows = 1, class... Args> inline void with_rows(int6
 
 // ---- few rows: b read in place
 
-// Columns [0, columns) of a group of kRows rows, reading b in place: whole tiles, then whole
-// vectors, then the last columns through a zero-padded copy of that strip of b.
+// All n (>= W) columns of a group of kRows rows, reading b in place, in tiles of kVectors vectors
+// and, for the columns left over, one narrower tile that ends at column n. That last tile may
+// overlap columns already done: it computes them again in the same order, so it writes the same
+// bits, and no load reads past b nor store writes past out.
 template <class T> struct StreamRows {
   template <int kRows>
   static void run(const T* a, const T* b, T* out, int64_t k, int64_t n) {
-    constexpr int W = kWidth<T>;
+    constexpr int64_t W = kWidth<T>;
     constexpr int kVectors = kStreamVectors<kRows>;
-    constexpr int64_t kColumns = int64_t(kVectors) * W;
-    int64_t j = 0;
-    for (; j + kColumns <= n; j += kColumns)
-      multiply_tile<T, kRows, kVectors>(a, k, b + j, n, k, out + j, n, false);
-    for (; j + W <= n; j += W) multiply_tile<T, kRows, 1>(a, k, b + j, n, k, out + j, n, false);
-    if (j < n) multiply_last_columns<kRows>(a, b + j, out + j, k, n, n - j);
+    // A tile of fewer than four accumulators waits on the latency of its adds.
+    constexpr int kMinVectors = 4 / kRows < 1 ? 1 : (4 / kRows > kVectors ? kVectors : 4 / kRows);
+    for (int64_t j = 0; j < n;) {
+      // kVectors, halved while half still covers the rest (and keeps kMinVectors), and while the
+      // tile is wider than all n columns.
+      int vectors = kVectors;
+      while (vectors / 2 >= kMinVectors && (vectors / 2) * W >= n - j) vectors /= 2;
+      while (vectors * W > n) vectors /= 2;
+      const int64_t start = j + vectors * W <= n ? j : n - vectors * W;
+      multiply_tile_of_width<kRows, kVectors>(vectors, a, k, b + start, n, out + start, n);
+      j = start + vectors * W;
+    }
   }
 
-  // The last `columns` (< W) columns: their strip of b is copied, zero-padded to W, a block of
-  // depth at a time.
-  template <int kRows>
-  static void multiply_last_columns(const T* a, const T* b, T* out, int64_t k, int64_t n, int64_t columns) {
-    constexpr int W = kWidth<T>;
-    constexpr int64_t kStripDepth = 64;
-    alignas(64) T strip[kStripDepth * W];
-    for (int64_t p0 = 0; p0 < k; p0 += kStripDepth) {
-      const int64_t depth = k - p0 < kStripDepth ? k - p0 : kStripDepth;
-      for (int64_t p = 0; p < depth; ++p) {
-        std::memcpy(strip + p * W, b + (p0 + p) * n, size_t(columns) * sizeof(T));
-        for (int64_t j = columns; j < W; ++j) strip[p * W + j] = T(0);
-      }
-      multiply_clipped_tile<T, kRows, 1>(a + p0, k, strip, W, depth, out, n, columns, p0 > 0);
+  // multiply_tile with `vectors` (kVectors halved 0 or more times) vectors per row.
+  template <int kRows, int kVectors>
+  static void multiply_tile_of_width(int vectors, const T* a, int64_t k, const T* b, int64_t ldb, T* out,
+                                     int64_t ldo) {
+    if constexpr (kVectors > 1) {
+      if (vectors < kVectors) return multiply_tile_of_width<kRows, kVectors / 2>(vectors, a, k, b, ldb, out, ldo);
     }
+    multiply_tile<T, kRows, kVectors>(a, k, b, ldb, k, out, ldo, false);
   }
 };
 

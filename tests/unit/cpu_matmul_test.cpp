@@ -118,7 +118,10 @@ template <class T> std::vector<int64_t> row_counts() {
 }
 template <class T> std::vector<int64_t> column_counts() {
   const int64_t w = mm::kWidth<T>, p = mm::kPanelColumns<T>, c = mm::kBlockColumns<T>;
-  return {0, 1, 2, w - 1, w, w + 1, 3 * w + 5, p - 1, p, p + 1, c - 1, c, c + 1, 2 * c + p + 3};
+  // Tiles that read b in place: widest for one row, narrowest for kMaxRows rows.
+  const int64_t one_row = mm::kStreamVectors<1> * w, full = mm::kStreamVectors<mm::kMaxRows> * w;
+  return {0,     1,     2,     w - 1, w,           w + 1,       3 * w + 5,    p - 1,        p,
+          p + 1, c - 1, c,     c + 1, one_row - 1, one_row + 1, full + w + 3, 2 * c + p + 3};
 }
 template <class T> std::vector<int64_t> depths() {
   const int64_t d = mm::kDepthBlock;
@@ -138,7 +141,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_block_edge, T, Types) {
     for (int64_t n : ns) check_shape<T>(m, 70, n, Values::Ordinary, rng);
   for (int64_t k : ks)
     for (int64_t m : {int64_t(1), int64_t(mm::kMaxRows), int64_t(mm::kStreamRows + 3)})
-      for (int64_t n : {int64_t(mm::kWidth<T> + 3), mm::kPanelColumns<T> * 2 + 1}) check_shape<T>(m, k, n, Values::Ordinary, rng);
+      for (int64_t n : {int64_t(mm::kWidth<T> + 3), mm::kPanelColumns<T> * 2 + 1})
+        check_shape<T>(m, k, n, Values::Ordinary, rng);
   std::uniform_int_distribution<size_t> pick_m(0, ms.size() - 1), pick_k(0, ks.size() - 1), pick_n(0, ns.size() - 1);
   for (int trial = 0; trial < 60; ++trial)
     check_shape<T>(ms[pick_m(rng)], ks[pick_k(rng)], ns[pick_n(rng)], Values::Ordinary, rng);
