@@ -450,9 +450,11 @@ template <int kRows> inline constexpr int kStreamVectors =
 // starting from +0 or, when `resume`, from the partial sums already in c. a[r][p] is at
 // a[r * lda + p], b[p][j] at b[p * ldb + j]; every column of the tile must be readable in b and
 // writable in c.
+// Not inlined: one copy of each tile shape serves every caller (both paths, clipped tiles), which
+// keeps emitted code quick to compile; one call per tile is nothing next to its `depth` steps.
 template <class T, int kRows, int kVectors>
-inline void multiply_tile(const T* a, int64_t lda, const T* b, int64_t ldb, int64_t depth, T* c, int64_t ldc,
-                          bool resume) {
+__attribute__((noinline)) void multiply_tile(const T* a, int64_t lda, const T* b, int64_t ldb, int64_t depth,
+                                             T* c, int64_t ldc, bool resume) {
   constexpr int W = kWidth<T>;
   Vector<T> acc[kRows][kVectors];
 #pragma GCC unroll 8
