@@ -350,10 +350,10 @@ inline void check_rank(const char* what, int have, int want, const char* declare
 //    per output per p, in order. The tile is big enough that the adds of one accumulator are far
 //    apart (the latency of an add hides behind the others) and each loaded b vector serves kRows
 //    multiplies.
-//  - Many rows (m > kStreamRows): the rows of b are packed, kDepthBlock rows of b and
-//    kPanelColumns columns at a time, into panels of kPanelVectors * W columns stored contiguously
-//    (zero-padded at the right edge), sized to stay in L2; each group of kMaxRows rows of a then
-//    runs over every panel, its slice of a staying in L1. A depth block after the first resumes
+//  - Many rows (m > kStreamRows): b is packed, kDepthBlock rows and kBlockColumns columns at a
+//    time (kPackedBytes, sized to stay in L2), into panels of kPanelVectors * W columns stored
+//    contiguously (zero-padded at the right edge); each group of kMaxRows rows of a then runs
+//    over every panel, its slice of a staying in L1. A depth block after the first resumes
 //    from the partial sums stored in out, which are T values: storing and reloading them rounds
 //    nothing, so the order of each sum is unchanged.
 //  - Few rows (m <= kStreamRows, e.g. h @ W_hh for a small batch; a few more when b is small
@@ -406,9 +406,8 @@ inline constexpr int kVectorRegisters = 16;
 // Rows of a register tile, and the accumulators a tile may hold (with 32 registers: 3 rows of 8
 // vectors; with 16: 3 rows of 4). Few rows and wide tiles: each a[r][p] is broadcast to a whole
 // vector, which seems to cost a slot of a floating-point pipe on Zen 4, so the fewer broadcasts
-// per multiply the better. Measured on Zen 4
-// (bench/matmul_bench.cpp), for f32 at 256 x 256 x 256: 3 x 8 vectors 94 GFLOP/s, 6 x 4 87,
-// 4 x 4 85, 8 x 2 77; with AVX2, 3 x 4 79, 4 x 2 71.
+// per multiply the better. Measured on Zen 4 (bench/matmul_bench.cpp), f32, 256 x 256 x 256:
+// 3 x 8 vectors 94 GFLOP/s, 6 x 4 87, 4 x 4 85, 8 x 2 77; with AVX2 only, 3 x 4 79, 4 x 2 71.
 inline constexpr int kMaxRows = 3;
 inline constexpr int kAccumulators = kVectorRegisters >= 32 ? 24 : 12;
 // Vectors per row of a tile over packed panels, and the depth of one packed block of b.
