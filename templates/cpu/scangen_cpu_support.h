@@ -1,6 +1,6 @@
-// Helpers of emitted CPU code: failures with a location, buffers that keep their capacity, copies
-// and the matrix product. Every generated source embeds this text (after scangen_cpu_api.h and
-// scangen_scalar.h).
+// Helpers of emitted CPU code: failures with a location, buffers that keep their capacity and
+// copies. Every generated source embeds this text (after scangen_cpu_api.h and scangen_scalar.h),
+// followed by the matrix product, scangen_cpu_matmul.h.
 #ifndef SCANGEN_CPU_SUPPORT_V1_H
 #define SCANGEN_CPU_SUPPORT_V1_H
 
@@ -83,28 +83,6 @@ template <class T> class Storage {
 
 template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
-}
-
-// out[m x n] = a[m x k] @ b[k x n]. Each output element sums its products in increasing k, as the
-// interpreter does, so results agree bit for bit; rows of b stream through the cache in blocks of
-// columns and the innermost loop over columns vectorizes.
-template <class T>
-inline void matmul(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
-  constexpr int64_t kColumnBlock = 256;
-  for (int64_t i = 0; i < m * n; ++i) out[i] = T(0);
-  for (int64_t j0 = 0; j0 < n; j0 += kColumnBlock) {
-    const int64_t j1 = j0 + kColumnBlock < n ? j0 + kColumnBlock : n;
-    for (int64_t i = 0; i < m; ++i) {
-      T* __restrict row = out + i * n;
-      const T* a_row = a + i * k;
-      for (int64_t p = 0; p < k; ++p) {
-        const T a_ip = a_row[p];
-        const T* __restrict b_row = b + p * n;
-        SCANGEN_IVDEP
-        for (int64_t j = j0; j < j1; ++j) row[j] = scangen::scalar_v1::add(row[j], scangen::scalar_v1::mul(a_ip, b_row[j]));
-      }
-    }
-  }
 }
 
 // Argument shapes: messages are those of the interpreter (generator/src/ir/interpreter.cpp).
