@@ -25,8 +25,8 @@ void product(const float* a, const float* b, float* rows, int64_t m, int64_t n, 
 
 }  // namespace
 
-void openblas_elman(const float* x, const float* h0, const float* W_xh, const float* W_hh, const float* b,
-                    float* h, int64_t T, int64_t B, int64_t I, int64_t H) {
+void openblas_elman(const float* x, const float* h0, const float* W_xh, const float* W_hh,
+                    const float* b, float* h, int64_t T, int64_t B, int64_t I, int64_t H) {
   product(x, W_xh, h, T * B, H, I);  // every step's x[t] @ W_xh at once, into h's rows
   const float* prev = h0;
   for (int64_t t = 0; t < T; ++t) {
@@ -40,8 +40,8 @@ void openblas_elman(const float* x, const float* h0, const float* W_xh, const fl
   }
 }
 
-void openblas_lstm(const float* x, const float* h0, const float* c0, const PackedLstmWeights& w, float* h,
-                   float* c, float* gates, int64_t T, int64_t B, int64_t I, int64_t H) {
+void openblas_lstm(const float* x, const float* h0, const float* c0, const PackedLstmWeights& w,
+                   float* h, float* c, float* gates, int64_t T, int64_t B, int64_t I, int64_t H) {
   const int64_t G = 4 * H;
   product(x, w.W, gates, T * B, G, I);
   const float* h_prev = h0;
@@ -68,8 +68,8 @@ void openblas_lstm(const float* x, const float* h0, const float* c0, const Packe
   }
 }
 
-void handwritten_linear(const float* a, const float* b, const float* h0, float* h, int64_t T, int64_t N,
-                        int threads) {
+void handwritten_linear(const float* a, const float* b, const float* h0, float* h, int64_t T,
+                        int64_t N, int threads) {
   auto band = [=](int64_t lo, int64_t hi) {
     const float* prev = h0;
     for (int64_t t = 0; t < T; ++t) {

@@ -71,18 +71,20 @@ void time_and_print(const char* workload, int64_t H, int64_t B, const char* peer
     spent += s;
     ++reps;
   }
-  std::printf("%s\t%lld\t%lld\t%s\t%d\t%.4f\t%d\n", workload, static_cast<long long>(H), static_cast<long long>(B),
-              peer, threads, best * 1e3, reps);
+  std::printf("%s\t%lld\t%lld\t%s\t%d\t%.4f\t%d\n", workload, static_cast<long long>(H),
+              static_cast<long long>(B), peer, threads, best * 1e3, reps);
   std::fflush(stdout);
 }
 
 // Fails the run when two results differ by more than tolerance (relative to max(1, |v|)): the
 // OpenBLAS loops multiply in another order and with FMA, so they agree only approximately.
-void check_close(const char* what, const float* expected, const float* actual, int64_t n, float tolerance) {
+void check_close(const char* what, const float* expected, const float* actual, int64_t n,
+                 float tolerance) {
   double worst = 0;
   int64_t where = 0;
   for (int64_t i = 0; i < n; ++i) {
-    double d = std::fabs(double(expected[i]) - double(actual[i])) / std::max(1.0, std::fabs(double(expected[i])));
+    double d = std::fabs(double(expected[i]) - double(actual[i])) /
+               std::max(1.0, std::fabs(double(expected[i])));
     if (!(d <= worst)) worst = d, where = i;  // also catches NaN
   }
   if (!(worst <= tolerance)) {
@@ -93,7 +95,9 @@ void check_close(const char* what, const float* expected, const float* actual, i
   std::fprintf(stderr, "checked %s: largest relative difference %.2g\n", what, worst);
 }
 
-std::vector<int64_t> hidden_sizes(const Options& o) { return o.quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 512}; }
+std::vector<int64_t> hidden_sizes(const Options& o) {
+  return o.quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 512};
+}
 std::vector<int64_t> batch_sizes(const Options& o) {
   return o.quick ? std::vector<int64_t>{1, 32} : std::vector<int64_t>{1, 8, 32, 256};
 }
@@ -102,13 +106,17 @@ void bench_elman(const Options& o, int64_t H, int64_t B) {
   const int64_t T = kSteps, I = H;
   float scale = 1.0f / std::sqrt(float(H));
   std::vector<float> x = random_values(T * B * I, -1, 1, 1), h0 = random_values(B * H, -1, 1, 2);
-  std::vector<float> W_xh = random_values(I * H, -scale, scale, 3), W_hh = random_values(H * H, -scale, scale, 4);
+  std::vector<float> W_xh = random_values(I * H, -scale, scale, 3),
+                     W_hh = random_values(H * H, -scale, scale, 4);
   std::vector<float> b = random_values(H, -0.1f, 0.1f, 5);
   std::vector<float> h(T * B * H);
-  auto blas = [&] { peers::openblas_elman(x.data(), h0.data(), W_xh.data(), W_hh.data(), b.data(), h.data(), T, B, I, H); };
+  auto blas = [&] {
+    peers::openblas_elman(x.data(), h0.data(), W_xh.data(), W_hh.data(), b.data(), h.data(), T, B,
+                          I, H);
+  };
   auto strict = [&] {
-    return peers::elman({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {W_xh.data(), {I, H}}, {W_hh.data(), {H, H}},
-                        {b.data(), {H}});
+    return peers::elman({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {W_xh.data(), {I, H}},
+                        {W_hh.data(), {H, H}}, {b.data(), {H}});
   };
   std::string what = "elman H=" + std::to_string(H) + " B=" + std::to_string(B);
   blas();  // the check doubles as both sides' warm-up
@@ -134,15 +142,19 @@ void bench_lstm(const Options& o, int64_t H, int64_t B) {
   float scale = 1.0f / std::sqrt(float(H));
   std::vector<float> x = random_values(T * B * I, -1, 1, 11), h0 = random_values(B * H, -1, 1, 12);
   std::vector<float> c0 = random_values(B * H, -1, 1, 13);
-  std::vector<float> W = random_values(4 * I * H, -scale, scale, 14), U = random_values(4 * H * H, -scale, scale, 15);
+  std::vector<float> W = random_values(4 * I * H, -scale, scale, 14),
+                     U = random_values(4 * H * H, -scale, scale, 15);
   std::vector<float> b = random_values(4 * H, -0.1f, 0.1f, 16);
   std::vector<float> W_packed = pack_gates(W, I, H), U_packed = pack_gates(U, H, H);
   std::vector<float> h(T * B * H), c(T * B * H), gates(T * B * 4 * H);
   peers::PackedLstmWeights packed{W_packed.data(), U_packed.data(), b.data()};  // b: [4, H] is [4H]
-  auto blas = [&] { peers::openblas_lstm(x.data(), h0.data(), c0.data(), packed, h.data(), c.data(), gates.data(), T, B, I, H); };
+  auto blas = [&] {
+    peers::openblas_lstm(x.data(), h0.data(), c0.data(), packed, h.data(), c.data(), gates.data(),
+                         T, B, I, H);
+  };
   auto strict = [&] {
-    return peers::lstm({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {c0.data(), {B, H}}, {W.data(), {4, I, H}},
-                       {U.data(), {4, H, H}}, {b.data(), {4, H}});
+    return peers::lstm({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {c0.data(), {B, H}},
+                       {W.data(), {4, I, H}}, {U.data(), {4, H, H}}, {b.data(), {4, H}});
   };
   std::string what = "lstm H=" + std::to_string(H) + " B=" + std::to_string(B);
   blas();
@@ -160,12 +172,17 @@ void bench_linear(const Options& o) {
   const int64_t T = 4096, N = 4096;
   std::vector<float> a = random_values(T * N, 0.5f, 1.0f, 21), b = random_values(T * N, -1, 1, 22);
   std::vector<float> h0 = random_values(N, -1, 1, 23), h(T * N);
-  auto loop = [&] { peers::handwritten_linear(a.data(), b.data(), h0.data(), h.data(), T, N, o.threads); };
-  auto strict = [&] { return bench::linear_recurrence({a.data(), {T, N}}, {b.data(), {T, N}}, {h0.data(), {N}}); };
+  auto loop = [&] {
+    peers::handwritten_linear(a.data(), b.data(), h0.data(), h.data(), T, N, o.threads);
+  };
+  auto strict = [&] {
+    return bench::linear_recurrence({a.data(), {T, N}}, {b.data(), {T, N}}, {h0.data(), {N}});
+  };
   loop();
   if (o.threads == 1) {
     scangen::Tensor<float> expected = strict();
-    check_close("linear", expected.data(), h.data(), T * N, 0.0f);  // the same arithmetic: bit for bit
+    check_close("linear", expected.data(), h.data(), T * N,
+                0.0f);  // the same arithmetic: bit for bit
     time_and_print("linear", N, 1, "scangen-strict", o.threads, [&] { strict(); });
   }
   time_and_print("linear", N, 1, "handwritten", o.threads, loop);
@@ -175,11 +192,15 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) o.threads = std::max(1, std::atoi(argv[++i]));
-    else if (arg == "--quick") o.quick = true;
-    else if (arg == "--workload" && i + 1 < argc) o.workload = argv[++i];
+    if (arg == "--threads" && i + 1 < argc)
+      o.threads = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--quick")
+      o.quick = true;
+    else if (arg == "--workload" && i + 1 < argc)
+      o.workload = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--quick] [--workload elman|lstm|linear]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--threads N] [--quick] [--workload elman|lstm|linear]\n",
+                   argv[0]);
       std::exit(2);
     }
   }
