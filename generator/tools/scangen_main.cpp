@@ -154,9 +154,10 @@ void check_pass_names(const PassOptions& o) {
       }
 }
 
-void print_stats(const std::map<std::string, int>& stats) {
-  std::cerr << "rewrites that fired:\n";
-  for (const auto& [pass, n] : stats) std::cerr << "  " << pass << ": " << n << "\n";
+// --stats: a title, then `  NAME: COUNT` per pass (on stderr, after the program's output).
+template <class Counts> void print_stats(const char* title, const Counts& counts) {
+  std::cerr << title << "\n";
+  for (const auto& [pass, n] : counts) std::cerr << "  " << pass << ": " << n << "\n";
 }
 
 // Parses, analyzes and rewrites a file, printing its diagnostics (and what the options ask for).
@@ -174,7 +175,7 @@ std::optional<ir::Program> load_program(Driver& driver, const std::string& file,
     };
   auto program = driver.load_file(file, options);
   std::cerr << driver.rendered_diagnostics();
-  if (program && o.stats) print_stats(driver.pass_stats());
+  if (program && o.stats) print_stats("rewrites that fired:", driver.pass_stats());
   return program;
 }
 
@@ -195,7 +196,7 @@ int cmd_run(const RunOptions& o) {
     return kExitUserError;
   }
   std::cerr << module->warnings();
-  if (o.passes.stats) print_stats(module->pass_stats());
+  if (o.passes.stats) print_stats("rewrites that fired:", module->pass_stats());
   if (module->functions().empty()) throw RuntimeError("'" + o.file + "' has no functions");
   const FunctionInfo* fn = &module->functions().front();
   if (!o.fn.empty()) {
@@ -337,10 +338,7 @@ int print_loop_ir(const ir::Program& program, const IrOptions& o) {
     return lowered;
   });
   if (!o.passes.print_after_all) std::cout << "// loop IR of " << o.file << " (" << o.target << ")\n" << lir::print_module(m);
-  if (o.passes.stats) {
-    std::cerr << "loop-IR passes:\n";
-    for (const auto& [pass, n] : counts) std::cerr << "  " << pass << ": " << n << "\n";
-  }
+  if (o.passes.stats) print_stats("loop-IR passes:", counts);
   return 0;
 }
 

@@ -111,7 +111,7 @@ class ScanLowering {
   void bind_sequences(const ExprRef& step);
   std::vector<ExprRef> bind_rows(const ExprRef& step);
   void bind_states(const ExprRef& step, const std::vector<ExprRef>& current);
-  void write_outputs(const ExprRef& step, const std::vector<ExprRef>& current);
+  std::vector<ExprRef> write_outputs(const ExprRef& step, const std::vector<ExprRef>& current);
   std::vector<Tensor> results();
   Tensor result(int i);
 
@@ -136,7 +136,6 @@ class ScanLowering {
   std::vector<ExprRef> row_sizes_;
   ExprRef rows_held_;  // rows each output's buffer has room for
   ExprRef taken_;      // steps taken (fewer than steps_ when `until` stops the loop)
-  std::vector<ExprRef> new_scalars_;
 };
 
 std::vector<Tensor> GraphLowering::scan(const ir::ScanNode& n) { return ScanLowering(*this, F, n).run(); }
@@ -308,7 +307,7 @@ void ScanLowering::time_loop() {
     const std::vector<ExprRef> current = bind_rows(step);
     bind_states(step, current);
     inner_->compute_deferred();
-    write_outputs(step, current);
+    const std::vector<ExprRef> new_scalars = write_outputs(step, current);
     // The condition as it is before the registers rotate (it may be a bare read of one of them).
     ExprRef stop;
     if (info_.has_until) stop = F.let("stop", inner_->value(body_.results.back()).scalar);
@@ -317,7 +316,7 @@ void ScanLowering::time_loop() {
       StateStorage& st = states_[s];
       if (!st.scalar) continue;
       for (size_t k = st.registers.size(); k-- > 1;) F.assign(st.registers[k], st.registers[k - 1]);
-      if (!st.registers.empty()) F.assign(st.registers[0], new_scalars_[s]);
+      if (!st.registers.empty()) F.assign(st.registers[0], new_scalars[s]);
     }
     if (stop) {
       F.when(stop, [&] {
@@ -408,21 +407,23 @@ void ScanLowering::bind_states(const ExprRef& step, const std::vector<ExprRef>& 
   }
 }
 
-// The outputs of this step, written into their rows (a scalar state also into its new value).
-void ScanLowering::write_outputs(const ExprRef& step, const std::vector<ExprRef>& current) {
-  new_scalars_.assign(states_.size(), nullptr);
+// The outputs of this step, written into their rows; returns each scalar state's new value (the
+// register it rotates into), null for the others.
+std::vector<ExprRef> ScanLowering::write_outputs(const ExprRef& step, const std::vector<ExprRef>& current) {
+  std::vector<ExprRef> new_scalars(states_.size());
   for (int i = 0; i < info_.num_outputs(); ++i) {
     const Value& result = body_.results[size_t(i)];
     const RowStore& store = stores_[size_t(i)];
     if (is_scalar_state(i)) {
-      new_scalars_[size_t(i)] = F.let(info_.states[size_t(i)].name, inner_->value(result).scalar);
-      if (store.kind != RowStore::Kind::None) F.store(store.base, store.row_of(step), new_scalars_[size_t(i)]);
+      new_scalars[size_t(i)] = F.let(info_.states[size_t(i)].name, inner_->value(result).scalar);
+      if (store.kind != RowStore::Kind::None) F.store(store.base, store.row_of(step), new_scalars[size_t(i)]);
     } else if (result.type().rank() == 0) {
       F.store(current[size_t(i)], lir::i64(0), inner_->value(result).scalar);
     } else {
       inner_->value_into(result, current[size_t(i)]);
     }
   }
+  return new_scalars;
 }
 
 std::vector<Tensor> ScanLowering::results() {
