@@ -1,5 +1,6 @@
 # scangen_add_library(<target> SOURCES <file.scan>... [NAMESPACE <ns>] [OPT_LEVEL 0|2]
-#                     [TARGET cpu|cuda|cpu,cuda] [INCLUDE_DIRS <dir>...] [SCANGEN <path or target>])
+#                     [FP_MODE strict|fast] [TARGET cpu|cuda|cpu,cuda] [INCLUDE_DIRS <dir>...]
+#                     [SCANGEN <path or target>])
 #
 # Compiles each .scan file with `scangen compile` at build time and makes a static library
 # <target> of the generated code: link it and include "<stem>.h" (CPU) or "<stem>.cuh" (CUDA) for
@@ -14,6 +15,10 @@
 #   SOURCES       the .scan files (relative to the current source directory, or absolute).
 #   NAMESPACE     the C++ namespace of the generated API (default scangen_generated).
 #   OPT_LEVEL     0 (no rewrites) or 2 (all rewrites, the default).
+#   FP_MODE       strict (the default: results bit for bit those of the interpreter) or fast
+#                 (`scangen compile --fp fast`: FMA, reassociated sums, vectorized math functions;
+#                 CPU only, so TARGET cpu). Fast sources are compiled with
+#                 SCANGEN_FAST_FP_CXX_FLAGS and the library links glibc's libmvec when it exists.
 #   TARGET        cpu (default), cuda, or cpu,cuda: the backends, as `scangen compile --target`.
 #   INCLUDE_DIRS  directories searched for the C++ headers a .scan file imports (`import "x.h"`),
 #                 after the .scan file's own directory (`scangen compile -I`). They, and each
@@ -53,9 +58,22 @@
 # them on): no FMA contraction, so that results match the reference interpreter bit for bit; and
 # integer arithmetic that wraps with plain operators (templates/common/scangen_scalar.h says why).
 set(SCANGEN_EMITTED_CXX_FLAGS -ffp-contract=off -fwrapv -DSCANGEN_FWRAPV)
+# What fast-mode emitted C++ needs on top (docs/performance.md, "Fast floating-point mode"): its
+# reductions are `#pragma omp simd reduction` loops, and math functions that may set errno do not
+# vectorize. Its vectorized math functions come from glibc's libmvec: without it, emitted code
+# calls the scalar functions (SCANGEN_NO_LIBMVEC).
+find_library(SCANGEN_LIBMVEC NAMES mvec libmvec.so.1)
+mark_as_advanced(SCANGEN_LIBMVEC)
+set(SCANGEN_FAST_FP_CXX_FLAGS -fopenmp-simd -fno-math-errno)
+if(SCANGEN_LIBMVEC)
+  set(SCANGEN_FAST_FP_LIBS ${SCANGEN_LIBMVEC})
+else()
+  list(APPEND SCANGEN_FAST_FP_CXX_FLAGS -DSCANGEN_NO_LIBMVEC)
+  set(SCANGEN_FAST_FP_LIBS)
+endif()
 
 function(scangen_add_library target)
-  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN;TARGET" "SOURCES;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;FP_MODE;SCANGEN;TARGET" "SOURCES;INCLUDE_DIRS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "scangen_add_library(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -70,6 +88,16 @@ function(scangen_add_library target)
   endif()
   if(NOT ARG_TARGET)
     set(ARG_TARGET cpu)
+  endif()
+  if(NOT ARG_FP_MODE)
+    set(ARG_FP_MODE strict)
+  endif()
+  if(NOT ARG_FP_MODE MATCHES "^(strict|fast)$")
+    message(FATAL_ERROR "scangen_add_library(${target}): FP_MODE ${ARG_FP_MODE}: expected strict or fast")
+  endif()
+  if(ARG_FP_MODE STREQUAL "fast" AND NOT ARG_TARGET STREQUAL "cpu")
+    message(FATAL_ERROR "scangen_add_library(${target}): FP_MODE fast is for the CPU backend only "
+      "(TARGET cpu); got TARGET ${ARG_TARGET}")
   endif()
   string(REPLACE "," ";" backends "${ARG_TARGET}")
   foreach(backend IN LISTS backends)
@@ -132,7 +160,7 @@ function(scangen_add_library target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND ${scangen_command} compile ${rel} -o ${out_dir} --namespace ${ARG_NAMESPACE} -O${ARG_OPT_LEVEL}
-              --target ${ARG_TARGET} ${include_args} --depfile ${depfile}
+              --target ${ARG_TARGET} --fp ${ARG_FP_MODE} ${include_args} --depfile ${depfile}
       DEPENDS ${abs} ${scangen_depends}
       DEPFILE ${depfile}
       WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
@@ -150,6 +178,10 @@ function(scangen_add_library target)
   # arithmetic, so that results match the reference interpreter bit for bit.
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${SCANGEN_EMITTED_CXX_FLAGS}>"
                                            $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
+  if(ARG_FP_MODE STREQUAL "fast")
+    target_compile_options(${target} PRIVATE ${SCANGEN_FAST_FP_CXX_FLAGS})
+    target_link_libraries(${target} PUBLIC ${SCANGEN_FAST_FP_LIBS})
+  endif()
   if("cuda" IN_LIST backends)
     target_compile_features(${target} PUBLIC cuda_std_17)
     target_link_libraries(${target} PUBLIC CUDA::cudart)

@@ -58,6 +58,7 @@ struct RunOptions {
   std::string file;
   std::string fn;
   std::string backend = "cpu";
+  std::string fp = "strict";
   PassOptions passes;
   std::string output;
   std::vector<std::string> assignments;
@@ -68,6 +69,20 @@ struct FileOptions {
   std::vector<std::string> include_dirs;
   bool cuda = false;  // also what keeps the program from the CUDA backend
 };
+
+// --fp strict|fast: the floating-point mode of generated CPU code (scangen/fp_mode.h).
+void add_fp_option(CLI::App* cmd, std::string& fp, const char* what) {
+  std::vector<std::string> names;
+  for (const FpModeName& m : kFpModeNames) names.emplace_back(m.name);
+  cmd->add_option("--fp", fp, what)->check(CLI::IsMember(names));
+}
+
+// Fast mode is generated CPU code's: the interpreter defines the strict results, and the CUDA
+// backend has no fast mode.
+void check_fp_backend(const std::string& fp, const std::string& backend) {
+  if (fp != "strict" && backend != "cpu")
+    throw UsageError("--fp " + fp + " is for the cpu backend only (" + backend + " computes strict results)");
+}
 
 // -I DIR, for the headers that `import` statements name (after the .scan file's directory).
 void add_include_option(CLI::App* cmd, std::vector<std::string>& dirs) {
@@ -89,6 +104,7 @@ struct IrOptions {
   bool list_passes = false;
   bool lir = false;                    // print the loop IR instead
   std::string target = "cpu";          // whose loop-IR passes run: cpu (those of every backend) or cuda
+  std::string fp = "strict";           // fast: the fast mode's loop-IR passes run too
   std::vector<std::string> lir_passes; // run only these loop-IR passes
   bool list_lir_passes = false;
 };
@@ -182,8 +198,10 @@ std::optional<ir::Program> load_program(Driver& driver, const std::string& file,
 // Built on the JIT API (include/scangen/scangen.h), like any host program.
 int cmd_run(const RunOptions& o) {
   check_pass_names(o.passes);
+  check_fp_backend(o.fp, o.backend);
   JitOptions options;
   options.backend = *backend_from_name(o.backend);
+  options.fp_mode = *fp_mode_from_name(o.fp);
   options.opt_level = o.passes.opt_level;
   options.disabled_passes = o.passes.disabled;
   options.verify_each = o.passes.verify_each;
@@ -231,6 +249,7 @@ struct CompileOptions {
   std::string depfile;
   std::string cpp_namespace = "scangen_generated";
   std::string target = "cpu";
+  std::string fp = "strict";
   PassOptions passes;
 };
 
@@ -255,6 +274,7 @@ std::string make_depfile(const std::vector<std::filesystem::path>& outputs,
 }
 
 int cmd_compile(const CompileOptions& o) {
+  check_fp_backend(o.fp, o.target);
   Driver driver;
   auto program = load_program(driver, o.file, o.passes);
   if (!program) return kExitUserError;
@@ -265,6 +285,7 @@ int cmd_compile(const CompileOptions& o) {
   codegen::EmitOptions emit;
   emit.stem = std::filesystem::path(o.file).stem().string();
   emit.cpp_namespace = o.cpp_namespace;
+  emit.fp_mode = *fp_mode_from_name(o.fp);
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
   if (ec) throw RuntimeError("cannot create the output directory '" + o.output_dir + "': " + ec.message());
@@ -300,11 +321,20 @@ void list_passes() {
     std::cout << "  " << std::left << std::setw(30) << p.name << p.summary << "\n";
 }
 
+const char* stage_name(codegen::LirStage stage) {
+  switch (stage) {
+    case codegen::LirStage::Lowering: return "all";
+    case codegen::LirStage::Fast: return "fast";
+    case codegen::LirStage::Cuda: return "cuda";
+  }
+  return "?";
+}
+
 void list_lir_passes() {
-  std::cout << "The loop-IR passes, in pipeline order (the cuda ones for the CUDA backend only):\n";
+  std::cout << "The loop-IR passes, in pipeline order (the fast ones with --fp fast only, the cuda ones for the CUDA "
+               "backend only):\n";
   for (const codegen::LirPassInfo& p : codegen::lir_pass_table())
-    std::cout << "  " << std::left << std::setw(24) << p.name << std::setw(6)
-              << (p.stage == codegen::LirStage::Cuda ? "cuda" : "all") << p.summary << "\n";
+    std::cout << "  " << std::left << std::setw(24) << p.name << std::setw(6) << stage_name(p.stage) << p.summary << "\n";
 }
 
 void check_lir_pass_names(const IrOptions& o) {
@@ -317,6 +347,8 @@ void check_lir_pass_names(const IrOptions& o) {
     }
     if (pass->stage == codegen::LirStage::Cuda && o.target != "cuda")
       throw UsageError("the loop-IR pass '" + name + "' runs for the CUDA backend: add --target cuda");
+    if (pass->stage == codegen::LirStage::Fast && o.fp != "fast")
+      throw UsageError("the loop-IR pass '" + name + "' runs in the fast floating-point mode: add --fp fast");
   }
 }
 
@@ -326,6 +358,7 @@ void check_lir_pass_names(const IrOptions& o) {
 int print_loop_ir(const ir::Program& program, const IrOptions& o) {
   codegen::LirPipelineOptions options;
   options.only = o.lir_passes;
+  options.fp_mode = *fp_mode_from_name(o.fp);
   if (o.passes.print_after_all)
     options.after_each = [&](const codegen::LirPassInfo& pass, const lir::Module& m) {
       std::cout << "// loop IR after " << pass.name << "\n" << lir::print_module(m) << "\n";
@@ -351,8 +384,9 @@ int cmd_ir(const IrOptions& o) {
     list_lir_passes();
     return 0;
   }
-  if (!o.lir && (!o.lir_passes.empty() || o.target != "cpu"))
-    throw UsageError("--lir-passes and --target apply to the loop IR: add --lir");
+  if (!o.lir && (!o.lir_passes.empty() || o.target != "cpu" || o.fp != "strict"))
+    throw UsageError("--lir-passes, --target and --fp apply to the loop IR: add --lir");
+  check_fp_backend(o.fp, o.target);
   if (o.lir && o.format != "text") throw UsageError("the loop IR prints as text only");
   check_lir_pass_names(o);
   if (o.file.empty()) throw UsageError("scangen ir needs a .scan file (or --list-passes)");
@@ -383,6 +417,7 @@ int run_cli(int argc, char** argv) {
   for (Backend b : kAllBackends) backends.emplace_back(backend_name(b));
   run_cmd->add_option("--backend", run.backend, "interp, cpu (the default), cuda, or cuda-emulation (CUDA kernels on the CPU)")
       ->check(CLI::IsMember(backends));
+  add_fp_option(run_cmd, run.fp, "Floating-point mode of the cpu backend: strict (the default, the interpreter's bits) or fast");
   add_pass_options(run_cmd, run.passes, false);
   run_cmd->add_option("-o,--output", run.output, "Write the results to this .npz file instead of printing them");
   run_cmd->add_option("arguments", run.assignments, "NAME=VALUE: a JSON number, true/false, a JSON array, or @file.npy");
@@ -399,6 +434,7 @@ int run_cli(int argc, char** argv) {
       });
   compile_cmd->add_option("--target", compile.target, "cpu (the default), cuda, or both: cpu,cuda")
       ->check(CLI::IsMember({"cpu", "cuda", "cpu,cuda", "cuda,cpu"}));
+  add_fp_option(compile_cmd, compile.fp, "Floating-point mode of the C++: strict (the default, the interpreter's bits) or fast (FMA, reassociation, libmvec)");
   add_pass_options(compile_cmd, compile.passes, false);
   compile_cmd->add_option("--depfile", compile.depfile,
                           "Also write a Makefile-style depfile: the outputs depend on the .scan file and the headers it imports");
@@ -418,6 +454,7 @@ int run_cli(int argc, char** argv) {
   ir_cmd->add_flag("--lir", ir_opts.lir, "Print the loop IR (the lowered program) instead of the IR");
   ir_cmd->add_option("--target", ir_opts.target, "With --lir: cpu (the passes of every backend, the default) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  add_fp_option(ir_cmd, ir_opts.fp, "With --lir: strict (the default) or fast (also the fast mode's loop-IR passes)");
   ir_cmd->add_option("--lir-passes", ir_opts.lir_passes, "With --lir: run exactly these loop-IR passes (comma-separated)")
       ->delimiter(',')
       ->allow_extra_args(false);

@@ -139,6 +139,11 @@ std::vector<std::string> CxxCompiler::default_flags() {
   return flags;
 }
 
+void CxxCompiler::add_fast_fp() {
+  for (std::string& flag : split_on_space(SCANGEN_FAST_FP_CXX_FLAGS)) flags.push_back(std::move(flag));
+  for (std::string& library : split_on_space(SCANGEN_FAST_FP_LIBS)) libraries.push_back(std::move(library));
+}
+
 CxxCompiler CxxCompiler::from_environment() {
   CxxCompiler compiler;
   const char* cxx = environment("CXX");
@@ -171,7 +176,8 @@ const std::string& host_cpu_identity() {
 
 std::string CxxCompiler::identity() const {
   if (executable.empty()) throw RuntimeError(compiler_not_found(executable));
-  return executable + "\n" + compiler_version(executable) + "\n" + joined(flags) + "\n" + host_cpu_identity();
+  const std::string linked = libraries.empty() ? "" : joined(libraries) + "\n";
+  return executable + "\n" + compiler_version(executable) + "\n" + joined(flags) + "\n" + linked + host_cpu_identity();
 }
 
 fs::path default_cache_dir() {
@@ -402,6 +408,7 @@ std::shared_ptr<CpuModule> CpuJit::build_entry(const detail::CacheDir& dir, cons
   std::vector<std::string> command{compiler_.executable};
   command.insert(command.end(), compiler_.flags.begin(), compiler_.flags.end());
   command.insert(command.end(), {"-o", temp_object, temp_source});
+  command.insert(command.end(), compiler_.libraries.begin(), compiler_.libraries.end());
 
   const auto start = std::chrono::steady_clock::now();
   ProcessResult result;

@@ -1,13 +1,15 @@
 // End-to-end runner: runs every run of one samples/**/NAME.runs.json manifest through the real
 // CLI, `scangen run NAME.scan --backend B [--fn F] ARGS...`, and checks what it prints.
 //
-//   run_manifest --scangen PATH --backend B [--floats exact|near] MANIFEST.runs.json
+//   run_manifest --scangen PATH --backend B [--floats exact|near] [--fp fast] MANIFEST.runs.json
 //
 // A run passes when the exit status is the expected one (0 unless "exit" says otherwise) and
 //   - for exit 0: stdout is exactly the expected "stdout" followed by one newline; with
 //     `--floats near` (the runs on a real GPU, whose tanh, exp, ... are CUDA's), a number written
 //     with a fraction or exponent may differ within tests/common/gpu_float_tolerance.h, while
 //     everything else (integers, NaN, Infinity, the JSON's shape) must still be the same;
+//     `--fp fast` runs `scangen run --fp fast` (the CPU backend's fast floating-point mode) and
+//     compares the same way, within the fast mode's tolerance;
 //   - otherwise: stdout is empty and stderr contains the "stderr" substring.
 // Exit status 70 (an internal error) or death by a signal always fails, whatever was expected.
 // Runs start in the manifest's directory, so `@data/x.npy` arguments are relative to it.
@@ -168,7 +170,7 @@ std::string indent(const std::string& text) {
   return text.empty() ? "      | (empty)\n" : out;
 }
 
-enum class Floats { Exact, Near };
+enum class Floats { Exact, Near, Fast };
 
 // The length of the number (JSON's grammar) at the start of `text`, 0 if none starts there.
 size_t number_length(std::string_view text) {
@@ -192,10 +194,10 @@ size_t number_length(std::string_view text) {
   return i;
 }
 
-// Whether `actual` is `expected` up to floats within the GPU tolerance: the two are walked token
-// by token; text between numbers must be identical, and so must numbers written as integers
-// (integer results, and floats that came out whole on both sides).
-bool same_within_gpu_tolerance(std::string_view expected, std::string_view actual) {
+// Whether `actual` is `expected` up to floats within `tolerance`: the two are walked token by
+// token; text between numbers must be identical, and so must numbers written as integers (integer
+// results, and floats that came out whole on both sides).
+bool same_within_tolerance(std::string_view expected, std::string_view actual, scangen::testing::FloatTolerance tolerance) {
   while (!expected.empty() && !actual.empty()) {
     const size_t e = number_length(expected), a = number_length(actual);
     if (e == 0 || a == 0) {
@@ -206,7 +208,8 @@ bool same_within_gpu_tolerance(std::string_view expected, std::string_view actua
     }
     const std::string x(expected.substr(0, e)), y(actual.substr(0, a));
     const bool whole = x.find_first_of(".eE") == std::string::npos && y.find_first_of(".eE") == std::string::npos;
-    if (whole ? x != y : !scangen::testing::within_gpu_tolerance(std::strtod(x.c_str(), nullptr), std::strtod(y.c_str(), nullptr)))
+    if (whole ? x != y
+              : !scangen::testing::within_tolerance(std::strtod(x.c_str(), nullptr), std::strtod(y.c_str(), nullptr), tolerance))
       return false;
     expected.remove_prefix(e);
     actual.remove_prefix(a);
@@ -218,6 +221,7 @@ bool same_within_gpu_tolerance(std::string_view expected, std::string_view actua
 bool check_run(size_t number, const Run& run, const std::string& scangen, const std::string& backend, Floats floats,
                const fs::path& scan_file) {
   std::vector<std::string> command = {scangen, "run", scan_file.string(), "--backend", backend};
+  if (floats == Floats::Fast) command.insert(command.end(), {"--fp", "fast"});
   if (run.fn) {
     command.push_back("--fn");
     command.push_back(*run.fn);
@@ -245,9 +249,13 @@ bool check_run(size_t number, const Run& run, const std::string& scangen, const 
     problems.push_back("exit status " + std::to_string(result.exit_code) + ", expected " + std::to_string(run.exit));
   }
   if (run.exit == 0) {
-    if (out != run.stdout_text + "\n" && floats == Floats::Near && !out.empty() && out.back() == '\n' &&
-        same_within_gpu_tolerance(run.stdout_text, std::string_view(out).substr(0, out.size() - 1)))
-      note = " (floats within the GPU tolerance, not bit for bit)";
+    const bool near = floats != Floats::Exact && !out.empty() && out.back() == '\n' &&
+                      same_within_tolerance(run.stdout_text, std::string_view(out).substr(0, out.size() - 1),
+                                            floats == Floats::Fast ? scangen::testing::kFastTolerance
+                                                                   : scangen::testing::kGpuTolerance);
+    if (out != run.stdout_text + "\n" && near)
+      note = floats == Floats::Fast ? " (floats within the fast mode's tolerance, not bit for bit)"
+                                    : " (floats within the GPU tolerance, not bit for bit)";
     else if (out != run.stdout_text + "\n")
       problems.push_back("stdout differs\n    expected: " + run.stdout_text + "\n    actual:   " +
                          (out.empty() ? "(empty)" : out.substr(0, out.find('\n'))) +
@@ -270,7 +278,7 @@ bool check_run(size_t number, const Run& run, const std::string& scangen, const 
 
 int usage(const std::string& message) {
   std::cerr << "run_manifest: " << message
-            << "\nusage: run_manifest --scangen PATH --backend B [--floats exact|near] MANIFEST.runs.json\n";
+            << "\nusage: run_manifest --scangen PATH --backend B [--floats exact|near] [--fp fast] MANIFEST.runs.json\n";
   return 2;
 }
 
@@ -287,6 +295,10 @@ int main(int argc, char** argv) {
       std::string mode = argv[++i];
       if (mode != "exact" && mode != "near") return usage("--floats takes exact or near, not '" + mode + "'");
       floats = mode == "near" ? Floats::Near : Floats::Exact;
+    } else if (a == "--fp" && i + 1 < argc) {
+      std::string mode = argv[++i];
+      if (mode != "fast") return usage("--fp takes fast (strict is the default), not '" + mode + "'");
+      floats = Floats::Fast;
     } else if (!a.empty() && a[0] != '-' && manifest_arg.empty()) {
       manifest_arg = a;
     } else {

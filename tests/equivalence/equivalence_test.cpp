@@ -14,11 +14,18 @@
 // unique: "prog<seed>"), which is compiled once per optimization level and loaded once; then every
 // function is called. The C++ compiler runs on two threads, after the interpreter runs.
 //
+// random_programs_fast (ctest: equivalence_fast): the first programs again, compiled at -O2 in
+// the CPU backend's fast floating-point mode (`--fp fast`), against the interpreter: floats within
+// the fast tolerance of tests/common/gpu_float_tolerance.h; integers, booleans, shapes and errors
+// exactly. A program whose own results move beyond that tolerance when its float arguments move
+// by a few ulps is ill-conditioned there: its fast results are not checked, only counted.
+//
 // samples (ctest: equivalence_samples): every run of every
 // samples/**/*.runs.json manifest through `scangen run` at -O0 and -O2 on both backends.
 //
 // Environment:
 //   SCANGEN_EQUIVALENCE_PROGRAMS  number of programs (default 1000)
+//   SCANGEN_EQUIVALENCE_FAST_PROGRAMS  number of programs in fast mode (default 200)
 //   SCANGEN_EQUIVALENCE_SEED      the first seed (default 1); programs use seeds SEED, SEED+1, ...
 //   SCANGEN_EQUIVALENCE_BATCH     functions per compiled batch (default 100)
 //   SCANGEN_EQUIVALENCE_CPU       0: the interpreter only (-O0 against -O2; fast, for long runs)
@@ -45,6 +52,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -146,8 +154,9 @@ bool several_errors(const Outcome& a, const Outcome& b) {
   return place(a) != place(b);
 }
 
-// How far floats may be apart: none (bit for bit), or CUDA's libm against the host's.
-enum class Floats { Exact, WithinUlps };
+// How far floats may be apart: none (bit for bit), CUDA's libm against the host's, or the fast
+// floating-point mode's rounding against the interpreter's.
+enum class Floats { Exact, WithinUlps, Fast };
 
 // "" when both outcomes are the same (bit for bit, or floats within the GPU tolerance of
 // tests/common/gpu_float_tolerance.h for Floats::WithinUlps; a user error's message, wherever reported), else what differs.
@@ -160,10 +169,12 @@ std::string difference(const Outcome& a, const Outcome& b, Floats floats = Float
     if (x.dtype() != y.dtype()) return "result " + std::to_string(r) + ": dtypes differ";
     if (x.shape() != y.shape()) return "result " + std::to_string(r) + ": shapes differ";
     const size_t size = dtype_size(x.dtype());
-    const bool close_enough = floats == Floats::WithinUlps && (x.dtype() == DType::F32 || x.dtype() == DType::F64);
+    const bool close_enough = floats != Floats::Exact && (x.dtype() == DType::F32 || x.dtype() == DType::F64);
+    const scangen::testing::FloatTolerance tolerance =
+        floats == Floats::Fast ? scangen::testing::kFastTolerance : scangen::testing::kGpuTolerance;
     for (int64_t i = 0; i < x.numel(); ++i) {
       const double u = x.get_as_double(i), v = y.get_as_double(i);
-      const bool same = close_enough ? scangen::testing::within_gpu_tolerance(u, v)
+      const bool same = close_enough ? scangen::testing::within_tolerance(u, v, tolerance)
                                      : std::memcmp(static_cast<const char*>(x.raw_data()) + i * int64_t(size),
                                                    static_cast<const char*>(y.raw_data()) + i * int64_t(size), size) == 0;
       if (!same) {
@@ -503,6 +514,141 @@ BOOST_AUTO_TEST_CASE(random_programs) {
     std::cerr << "run-time errors:\n";
     for (const auto& [message, n] : error_kinds) std::cerr << "  " << n << " x " << message << "\n";
   }
+  BOOST_TEST(failures == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fast floating-point mode (random_programs_fast, see the top of the file).
+
+namespace {
+
+// The arguments with every float element moved by `ulps` ulps, up or down at random (a fixed
+// seed): how a program's results react to rounding-sized changes of its inputs.
+std::vector<HostTensor> nudged(const std::vector<HostTensor>& args, int ulps, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<HostTensor> out;
+  for (const HostTensor& a : args) {
+    HostTensor t = a.clone();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const bool up = rng() & 1;
+      auto nudge = [&](auto* p) {
+        using T = std::remove_pointer_t<decltype(p)>;
+        for (int u = 0; u < ulps; ++u)
+          p[i] = std::nextafter(p[i], up ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity());
+      };
+      if (t.dtype() == DType::F32 && std::isfinite(t.data<float>()[i]) && t.data<float>()[i] != 0) nudge(t.data<float>());
+      if (t.dtype() == DType::F64 && std::isfinite(t.data<double>()[i]) && t.data<double>()[i] != 0) nudge(t.data<double>());
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(random_programs_fast) {
+  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_FAST_PROGRAMS", 200));
+  const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
+  const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", 100)));
+  // -Og as random_programs (its comment says why), with the fast mode's flags and libmvec.
+  CxxCompiler cxx = CxxCompiler::from_environment();
+  if (!std::getenv("SCANGEN_CXXFLAGS")) cxx.flags.push_back("-Og");
+  cxx.add_fast_fp();
+  const auto start = std::chrono::steady_clock::now();
+  int failures = 0;
+  auto fail = [&](const std::string& message) {
+    ++failures;
+    BOOST_ERROR(message);
+  };
+  std::vector<Case> cases;
+  std::vector<bool> ill_conditioned;
+  const std::set<uint64_t> skip = skipped_seeds();
+  for (int64_t i = 0; i < count; ++i) {
+    Case c;
+    c.seed = first_seed + uint64_t(i);
+    if (skip.count(c.seed)) continue;
+    c.program = generate_program(c.seed);
+    Driver driver;
+    std::optional<ir::Program> program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
+    if (!program) {
+      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" + driver.rendered_diagnostics());
+      continue;
+    }
+    const ir::Function& fn = *program->find(c.program.fn);
+    c.interp[1] = capture([&] { return ir::Interpreter().run(fn, c.program.args); });
+    const Outcome moved = capture([&] { return ir::Interpreter().run(fn, nudged(c.program.args, 4, c.seed)); });
+    ill_conditioned.push_back(!difference(c.interp[1], moved, Floats::Fast).empty());
+    cases.push_back(std::move(c));
+  }
+  struct FastBatch {
+    std::vector<size_t> cases;
+    std::string text;
+    std::shared_ptr<CpuModule> module;
+    std::string failure;
+  };
+  std::vector<FastBatch> batches;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (i % batch_size == 0) batches.emplace_back();
+    FastBatch& b = batches.back();
+    cases[i].line_offset = int(std::count(b.text.begin(), b.text.end(), '\n'));
+    b.text += cases[i].program.text + "\n";
+    b.cases.push_back(i);
+  }
+  std::atomic<size_t> next{0};
+  auto build = [&] {
+    CpuJit jit(default_cache_dir(), cxx);
+    for (size_t bi; (bi = next++) < batches.size();) {
+      FastBatch& b = batches[bi];
+      Outcome built = capture([&] {
+        Driver driver;
+        auto program = driver.load_text("fast" + std::to_string(bi) + ".scan", b.text, verified(2));
+        if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
+        codegen::EmitOptions emit;
+        emit.stem = "fast_equivalence" + std::to_string(bi);
+        emit.single_translation_unit = true;
+        emit.fp_mode = FpMode::Fast;
+        b.module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
+        return std::vector<HostTensor>{};
+      });
+      if (built.kind != Outcome::Ok) b.failure = built.error;
+    }
+  };
+  {
+    auto other = std::async(std::launch::async, build);
+    build();
+    other.get();
+  }
+  int runs = 0, other_errors = 0, unchecked = 0;
+  for (FastBatch& b : batches) {
+    if (!b.failure.empty()) {
+      fail("a batch of seeds " + std::to_string(cases[b.cases.front()].seed) + ".." +
+           std::to_string(cases[b.cases.back()].seed) + " fails in fast mode (SCANGEN_EQUIVALENCE_BATCH=1 finds the " +
+           "program): " + b.failure);
+      continue;
+    }
+    for (size_t ci : b.cases) {
+      const Case& c = cases[ci];
+      Outcome out = relocate(capture([&] { return b.module->call(c.program.fn, c.program.args); }), c.line_offset);
+      ++runs;
+      if (several_errors(c.interp[1], out)) {
+        ++other_errors;
+        continue;
+      }
+      const std::string diff = difference(c.interp[1], out, Floats::Fast);
+      if (out.kind == Outcome::Internal)
+        fail(report(c, "internal error in fast mode", "interp -O2", c.interp[1], "cpu fast -O2", out, out.error));
+      else if (!diff.empty() && ill_conditioned[ci])
+        ++unchecked;
+      else if (!diff.empty())
+        fail(report(c, "interpreter vs CPU backend in fast mode at -O2", "interp -O2", c.interp[1], "cpu fast -O2", out,
+                    diff));
+    }
+  }
+  std::cout << count << " programs (seeds " << first_seed << ".." << first_seed + uint64_t(count) - 1 << "), " << runs
+            << " runs in fast mode in " << batches.size() << " batches (" << other_errors
+            << " reported another of several errors, " << unchecked
+            << " differed where the program is ill-conditioned); " << failures << " failures. Time: "
+            << seconds_since(start) << " s" << std::endl;
   BOOST_TEST(failures == 0);
 }
 

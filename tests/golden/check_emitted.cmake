@@ -1,24 +1,29 @@
-# cmake -DSCANGEN=... -DSAMPLE=... -DCODECHECK=... -DCXX=... -DWORK_DIR=... -P check_emitted.cmake
+# cmake -DSCANGEN=... -DSAMPLE=... -DCODECHECK=... -DCXX=... -DWORK_DIR=... [-DFP_MODE=fast
+#       "-DFP_FLAGS=<flags separated by blanks>"] -P check_emitted.cmake
+if(NOT FP_MODE)
+  set(FP_MODE strict)
+endif()
+separate_arguments(FP_FLAGS UNIX_COMMAND "${FP_FLAGS}")
 get_filename_component(stem ${SAMPLE} NAME_WE)
 # Emitted code includes imported headers as the import statements spell them: the build puts the
 # .scan file's directory on the include path (docs/cli.md).
 get_filename_component(sample_dir ${SAMPLE} DIRECTORY)
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${SCANGEN} compile ${SAMPLE} -o ${WORK_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
+execute_process(COMMAND ${SCANGEN} compile ${SAMPLE} -o ${WORK_DIR} --fp ${FP_MODE} RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "scangen compile ${SAMPLE} failed (${rc}):\n${err}")
 endif()
 set(source ${WORK_DIR}/${stem}.cpp)
 foreach(compiler ${CXX} clang++-14)
   foreach(abi "" "-DSCANGEN_EMIT_MODULE_ABI")
-    execute_process(COMMAND ${compiler} -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only ${abi} -I${WORK_DIR} -I${sample_dir} ${source}
+    execute_process(COMMAND ${compiler} -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only ${abi} ${FP_FLAGS} -I${WORK_DIR} -I${sample_dir} ${source}
                     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "${compiler} ${abi} rejects or warns about the code emitted for ${SAMPLE}:\n${out}${err}")
+      message(FATAL_ERROR "${compiler} ${abi} ${FP_FLAGS} rejects or warns about the code emitted for ${SAMPLE}:\n${out}${err}")
     endif()
   endforeach()
 endforeach()
-execute_process(COMMAND ${CODECHECK} ${source} -- -I${WORK_DIR} -I${sample_dir} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND ${CODECHECK} ${source} -- ${FP_FLAGS} -I${WORK_DIR} -I${sample_dir} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "scangen-codecheck finds problems in the code emitted for ${SAMPLE}:\n${out}${err}")
 endif()

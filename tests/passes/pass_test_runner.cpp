@@ -638,15 +638,16 @@ std::string string_literal(const std::string& text, size_t& pos) {
   return s;
 }
 
-// The entries SCANGEN_PASS(name, function, summary, description) (SCANGEN_LIR_PASS and
-// SCANGEN_CUDA_LIR_PASS in the loop IR's table): the arguments are read as
+// The entries SCANGEN_PASS(name, function, summary, description) (SCANGEN_LIR_PASS,
+// SCANGEN_FAST_LIR_PASS and SCANGEN_CUDA_LIR_PASS in the loop IR's table): the arguments are read as
 // C tokens (adjacent string literals concatenate; comments are skipped).
 std::vector<TableEntry> read_table(const fs::path& path) {
   std::string text = read_file(path);
   std::vector<TableEntry> entries;
   size_t pos = 0;
   // The rewrites' table (passes.def) and the loop IR's (codegen/lir_passes.def).
-  const std::vector<std::string> macros = {"SCANGEN_PASS(", "SCANGEN_LIR_PASS(", "SCANGEN_CUDA_LIR_PASS("};
+  const std::vector<std::string> macros = {"SCANGEN_PASS(", "SCANGEN_LIR_PASS(", "SCANGEN_FAST_LIR_PASS(",
+                                             "SCANGEN_CUDA_LIR_PASS("};
   std::string macro;
   auto skip_blank = [&](size_t& p) {
     for (;;) {

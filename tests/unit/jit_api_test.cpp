@@ -166,6 +166,31 @@ BOOST_AUTO_TEST_CASE(a_second_compile_reuses_the_program) {
   BOOST_TEST(!compile_source("memo.scan", text, on(Backend::Interpreter)).reused());
 }
 
+// The fast floating-point mode: the CPU backend only, results near the strict ones (here exact:
+// small integers in floats), and a cache entry of its own.
+BOOST_AUTO_TEST_CASE(fast_mode_is_the_cpu_backends_and_has_its_own_cache_entry) {
+  JitOptions fast = on(Backend::Cpu);
+  fast.fp_mode = FpMode::Fast;
+  std::vector<float> a = {1, 2, 3, 4}, b = {0.5f, 0.25f, 0, -1};
+  Module m = compile_source("fast.scan", kProgram, fast);
+  BOOST_TEST(!m.reused());
+  std::vector<HostTensor> out = m.call("scale_add", {view(a.data(), {4}), view(b.data(), {4}), HostTensor::scalar(2.0f)});
+  std::vector<float> y(out[0].data<float>(), out[0].data<float>() + 4);
+  BOOST_TEST(y == (std::vector<float>{2.5f, 4.25f, 6, 7}), boost::test_tools::per_element());
+  BOOST_TEST(*out[1].data<float>() == 19.75f);
+  BOOST_TEST(compile_source("fast.scan", kProgram, fast).reused());
+  BOOST_TEST(!compile_source("fast.scan", kProgram, on(Backend::Cpu)).reused());
+  for (Backend backend : {Backend::Interpreter, Backend::CudaEmulation, Backend::Cuda}) {
+    JitOptions other = on(backend);
+    other.fp_mode = FpMode::Fast;
+    BOOST_TEST(error_of<RuntimeError>([&] { compile_source("fast.scan", kProgram, other); }).find(
+                   "fp_mode fast is for the cpu backend only") != std::string::npos);
+  }
+  BOOST_TEST((fp_mode_from_name("fast") == FpMode::Fast));
+  BOOST_TEST(fp_mode_name(FpMode::Strict) == "strict");
+  BOOST_TEST(!fp_mode_from_name("fastest").has_value());
+}
+
 BOOST_AUTO_TEST_CASE(a_changed_file_is_compiled_again) {
   testing::TempDir dir("scangen-jit-api");
   fs::path file = dir / "f.scan";

@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(missing_compiler_is_a_runtime_error_mentioning_cxx) {
   BOOST_TEST(message == "C++ compiler '/nonexistent' not found; set CXX to a C++17 compiler");
   BOOST_TEST(temp_files_in(dir.path).empty());
   // A program that runs but is no compiler.
-  CxxCompiler not_a_compiler{"false", CxxCompiler::default_flags()};
+  CxxCompiler not_a_compiler{"false", CxxCompiler::default_flags(), {}};
   BOOST_TEST(contains(error_message<RuntimeError>([&] { not_a_compiler.identity(); }), "set CXX"));
 }
 

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scangen/fp_mode.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/tensor.h"
 
@@ -47,6 +48,9 @@ std::optional<Backend> backend_from_name(std::string_view name);
 struct JitOptions {
   Backend backend = Backend::Cpu;
   int opt_level = 2;                         // 0: no rewrites; 2: all of them
+  // Backend::Cpu only: FpMode::Fast trades the interpreter's bits for speed (scangen/fp_mode.h);
+  // the other backends reject it (RuntimeError).
+  FpMode fp_mode = FpMode::Strict;
   std::vector<std::string> disabled_passes;  // rewrites to skip (`scangen ir --list-passes`)
   bool verify_each = false;                  // run the IR verifier after every rewrite
   // Searched for `import "..."` headers after the .scan file's own directory.

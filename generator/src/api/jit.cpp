@@ -31,9 +31,12 @@ class InterpreterRunner final : public detail::Runner {
   const ir::Program& program_;
 };
 
-// The C++ JIT over the options' cache directory (the default one when none is given).
+// The C++ JIT over the options' cache directory (the default one when none is given), with what
+// fast-mode code needs when the options ask for it.
 CpuJit cpu_jit(const JitOptions& options) {
-  return options.cache_dir.empty() ? CpuJit() : CpuJit(options.cache_dir);
+  CxxCompiler compiler = CxxCompiler::from_environment();
+  if (options.fp_mode == FpMode::Fast) compiler.add_fast_fp();
+  return CpuJit(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir, std::move(compiler));
 }
 
 class CpuRunner final : public detail::Runner {
@@ -120,6 +123,9 @@ FunctionInfo describe(const ir::Function& fn) {
 PipelineOptions pipeline_options(const JitOptions& options) {
   if (options.opt_level != 0 && options.opt_level != 2)
     throw RuntimeError("JIT: opt_level must be 0 or 2, got " + std::to_string(options.opt_level));
+  if (options.fp_mode != FpMode::Strict && options.backend != Backend::Cpu)
+    throw RuntimeError("JIT: fp_mode " + std::string(fp_mode_name(options.fp_mode)) + " is for the cpu backend only (" +
+                       std::string(backend_name(options.backend)) + " computes the interpreter's results: strict)");
   PipelineOptions p(options.opt_level);
   p.disabled_passes.insert(options.disabled_passes.begin(), options.disabled_passes.end());
   p.verify_each = options.verify_each;
@@ -149,6 +155,7 @@ std::shared_ptr<detail::ModuleState> build(const std::string& name, std::string_
     if (emit.stem.empty()) emit.stem = "module";
     emit.single_translation_unit = true;
     emit.cuda_emulation = backend.cuda_emulation;
+    emit.fp_mode = options.fp_mode;
     files = codegen::generate(state->program, backend.codegen_backend, emit);
   }
   state->runner = backend.make(state->program, files, options);

@@ -1,5 +1,6 @@
 #include "codegen/backend.h"
 
+#include "codegen/lir_passes.h"
 #include "codegen/lower.h"
 #include "support/check.h"
 #include "support/large_stack.h"
@@ -30,7 +31,10 @@ std::vector<std::string> backend_names() {
 std::vector<EmittedFile> generate(const ir::Program& program, const std::string& backend, const EmitOptions& options) {
   const Backend* b = find_backend(backend);
   SCANGEN_CHECK(b != nullptr, "unknown backend " + backend);
-  return with_large_stack([&] { return b->emit(program, lower_program(program), options); });
+  SCANGEN_CHECK(options.fp_mode == FpMode::Strict || backend == "cpu", "fast floating-point mode for the " + backend + " backend");
+  LirPipelineOptions lowering;
+  lowering.fp_mode = options.fp_mode;
+  return with_large_stack([&] { return b->emit(program, lower_program(program, lowering), options); });
 }
 
 }  // namespace scangen::codegen

@@ -19,6 +19,9 @@ struct EmitOptions {
   // CUDA, with single_translation_unit: the kernels as host C++ for the CUDA emulation
   // (templates/cuda/scangen_cuda_emulation.h) instead of for NVRTC.
   bool cuda_emulation = false;
+  // Fast: the loop IR's fast passes run (lir_passes.def); the CPU backend only (the CUDA backend
+  // rejects it).
+  FpMode fp_mode = FpMode::Strict;
 };
 
 struct EmittedFile {

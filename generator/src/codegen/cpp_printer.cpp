@@ -170,6 +170,10 @@ void CppPrinter::print_store(const lir::Stmt& s, int indent, std::ostringstream&
 void CppPrinter::print_for(const lir::Stmt& s, int indent, std::ostringstream& os) {
   std::string pad(size_t(indent), ' ');
   if (s.loop == lir::LoopKind::Vector) os << pad << "SCANGEN_IVDEP\n";
+  // Fast mode: the compiler may split the reduction into partial sums (needs -fopenmp-simd).
+  if (!s.reduction_var.empty())
+    os << pad << "#pragma omp simd reduction(" << (s.reduction_op == ir::BinaryOp::Mul ? "*" : "+") << " : " << s.reduction_var
+       << ")\n";
   os << pad << "for (int64_t " << s.var << " = " << expr(s.begin, true) << "; " << s.var << " < " << expr(s.end, true)
      << "; ++" << s.var << ") {\n";
   body(s.body, indent + 2, os);

@@ -74,6 +74,8 @@ class CpuBackend : public Backend {
     os << embedded::file("common/scangen_scalar.h") << "\n";
     os << embedded::file("cpu/scangen_cpu_support.h") << "\n";
     os << embedded::file("cpu/scangen_cpu_matmul.h") << "\n";
+    // The fast floating-point mode's kernel and vectorizable math functions, which its passes call.
+    if (module.fp_mode == FpMode::Fast) os << embedded::file("cpu/scangen_cpu_fast.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\nnamespace {\n\nnamespace sg = scangen::scalar_v1;\n\n";
     for (size_t f = 0; f < module.functions.size(); ++f) print_impl(program.functions[f], module.functions[f], os);
     os << "}  // namespace\n\n";

@@ -5,6 +5,7 @@
 #include "codegen/cuda_barriers.h"
 #include "codegen/cuda_plan.h"
 #include "codegen/element_nests.h"
+#include "codegen/fast_math.h"
 #include "codegen/lanes.h"
 
 namespace scangen::codegen {
@@ -39,9 +40,11 @@ int run_interchange_lanes(lir::Function& f) {
 const std::vector<LirPassInfo>& lir_pass_table() {
   static const std::vector<LirPassInfo> table = {
 #define SCANGEN_LIR_PASS(name, function, summary, description) {name, LirStage::Lowering, function, summary},
+#define SCANGEN_FAST_LIR_PASS(name, function, summary, description) {name, LirStage::Fast, function, summary},
 #define SCANGEN_CUDA_LIR_PASS(name, function, summary, description) {name, LirStage::Cuda, function, summary},
 #include "codegen/lir_passes.def"
 #undef SCANGEN_CUDA_LIR_PASS
+#undef SCANGEN_FAST_LIR_PASS
 #undef SCANGEN_LIR_PASS
   };
   return table;

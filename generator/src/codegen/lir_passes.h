@@ -13,6 +13,7 @@ namespace scangen::codegen {
 
 enum class LirStage {
   Lowering,  // every backend
+  Fast,      // the fast floating-point mode (CPU backend only)
   Cuda,      // the CUDA backend's kernels
 };
 
@@ -28,6 +29,8 @@ const std::vector<LirPassInfo>& lir_pass_table();
 const LirPassInfo* find_lir_pass(const std::string& name);
 
 struct LirPipelineOptions {
+  // Fast: lower_program also runs the fast stage and marks the module fast.
+  FpMode fp_mode = FpMode::Strict;
   // Run only these passes (in table order); empty: all the stage's passes.
   std::vector<std::string> only;
   // Called after each pass that ran, with the module as it then is.

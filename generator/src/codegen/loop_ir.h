@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "scangen/fp_mode.h"
 
 namespace scangen::lir {
 
@@ -140,6 +141,10 @@ struct Stmt {
   int result_index = 0;
   bool mutable_pointer = false;  // Alloc: the pointer may be reassigned by a Grow
   bool failure_check = false;    // Barrier: followed by the check whether a thread failed
+  // For, fast mode only (reassociate-reductions): the loop only combines values into this float
+  // variable with reduction_op (add or mul), which may happen in any order (partial sums).
+  std::string reduction_var;
+  BinaryOp reduction_op = BinaryOp::Add;
   std::string text;
 };
 
@@ -209,6 +214,8 @@ struct Function {
 
 struct Module {
   std::string source_path;
+  // Fast: the passes of lir_passes.def's fast stage ran; the CPU printer adds their support code.
+  FpMode fp_mode = FpMode::Strict;
   std::vector<Function> functions;
 };
 

@@ -112,7 +112,9 @@ void print_stmt(const Stmt& s, int indent, std::ostringstream& os) {
       return;
     case StmtKind::For:
       os << pad << "for " << s.var << " in [" << expr_text(s.begin) << ", " << expr_text(s.end) << ") "
-         << loop_kind_text(s.loop) << " {\n";
+         << loop_kind_text(s.loop)
+         << (s.reduction_var.empty() ? "" : std::string(" reduction ") + ir::binary_op_name(s.reduction_op) + " into " + s.reduction_var)
+         << " {\n";
       print_body(s.body, indent + 2, os);
       os << pad << "}\n";
       return;
@@ -184,7 +186,7 @@ std::string print_function(const Function& f) {
 }
 
 std::string print_module(const Module& m) {
-  std::string s;
+  std::string s = m.fp_mode == FpMode::Strict ? "" : "fp " + std::string(fp_mode_name(m.fp_mode)) + "\n";
   for (size_t i = 0; i < m.functions.size(); ++i) s += (i ? "\n" : "") + print_function(m.functions[i]);
   return s;
 }

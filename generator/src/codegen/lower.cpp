@@ -1,5 +1,7 @@
 // Lowering: program IR -> loop IR, shared by every backend. Each function is lowered by
-// lowering::FunctionLowering (generator/src/codegen/lowering/), then the loop-IR passes of every backend run (lir_passes.def).
+// lowering::FunctionLowering (generator/src/codegen/lowering/), then the loop-IR passes of every
+// backend run (lir_passes.def), and those of the fast floating-point mode when the options ask
+// for it.
 #include "codegen/lower.h"
 
 #include "codegen/lowering/function_lowering.h"
@@ -21,6 +23,10 @@ lir::Module lower_program(const ir::Program& program, const LirPipelineOptions& 
     m.functions.push_back(std::move(f));
   }
   run_lir_passes(m, LirStage::Lowering, options);
+  if (options.fp_mode == FpMode::Fast) {
+    run_lir_passes(m, LirStage::Fast, options);
+    m.fp_mode = FpMode::Fast;
+  }
   return m;
 }
 

@@ -18,7 +18,8 @@
 
 namespace scangen::codegen {
 
-// Lowers every function, then runs the loop-IR passes of every backend (LirStage::Lowering).
+// Lowers every function, then runs the loop-IR passes of every backend (LirStage::Lowering) and,
+// with options.fp_mode Fast, those of the fast floating-point mode (LirStage::Fast).
 lir::Module lower_program(const ir::Program& program, const LirPipelineOptions& options = {});
 
 }  // namespace scangen::codegen

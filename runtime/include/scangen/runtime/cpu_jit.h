@@ -16,6 +16,8 @@ namespace scangen {
 struct CxxCompiler {
   std::string executable;
   std::vector<std::string> flags;
+  // Given after the source file: the libraries a module links (libmvec in fast mode).
+  std::vector<std::string> libraries;
 
   // `$CXX` if set and non-empty, else the compiler scangen itself was built with; default_flags()
   // followed by `$SCANGEN_CXXFLAGS` split on whitespace.
@@ -24,9 +26,12 @@ struct CxxCompiler {
   // -fvisibility=hidden -DSCANGEN_EMIT_MODULE_ABI. -ffp-contract=off is essential: results must be
   // bit-identical to the interpreter's, so no a*b+c may be fused into an FMA.
   static std::vector<std::string> default_flags();
+  // Adds what emitted C++ of the fast floating-point mode needs (`--fp fast`; the flags and
+  // libraries of cmake/ScangenFunctions.cmake: -fopenmp-simd -fno-math-errno, libmvec).
+  void add_fast_fp();
 
   // Executable, the first line of `<executable> --version` (run once per executable and process)
-  // and the flags: what decides the bytes of a compiled module, hence part of the cache key.
+  // and the flags and libraries: what decides the bytes of a compiled module, hence part of the cache key.
   // Throws RuntimeError("C++ compiler '<exe>' not found; set CXX to a C++17 compiler") if the
   // compiler cannot be run.
   std::string identity() const;
