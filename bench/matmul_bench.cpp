@@ -1,6 +1,7 @@
 // The matrix product of emitted CPU code (templates/cpu/scangen_cpu_matmul.h) against the kernel
-// it replaced (kept below as legacy_matmul) and, when CMake found it, OpenBLAS's sgemm/dgemm on
-// one thread, in the same run. Each entry is the fastest of several repetitions, in GFLOP/s
+// it replaced (kept below as legacy_matmul), the fast floating-point mode's FMA kernel
+// (matmul_fast, templates/cpu/scangen_cpu_fast.h) and, when CMake found it, OpenBLAS's
+// sgemm/dgemm on one thread, in the same run. Each entry is the fastest of several repetitions, in GFLOP/s
 // (2*m*k*n / seconds of this thread's CPU time). Results and how to rerun them:
 // docs/performance.md, "Matrix products".
 //
@@ -9,15 +10,18 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "scangen_cpu_matmul.h"
 #include "scangen_scalar.h"
+#include "scangen_cpu_fast.h"
 
 #if defined(SCANGEN_BENCH_OPENBLAS)
 #include <cblas.h>
@@ -109,12 +113,22 @@ void run_shape(const char* type, int64_t m, int64_t kn, bool quick) {
     std::printf("MISMATCH between the kernel and the legacy kernel at m=%" PRId64 " k=n=%" PRId64
                 "\n",
                 m, kn);
-  std::printf("%-6s %6" PRId64 " %5" PRId64 " %9.1f %9.1f %7.2fx", type, m, kn, legacy, fresh,
-              fresh / legacy);
+  std::vector<T> fast_out(out.size());
+  const double fast = best_gflops(
+      [&] { scangen_rt_v1::matmul_fast(fast_out.data(), a.data(), b.data(), m, k, n); }, flops, repetitions, calls);
+  // The FMA kernel's results differ from the strict ones by rounding only: each is within
+  // k eps sum |a b| <= k eps k of the exact sum (|a|, |b| <= 1).
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, double(std::abs(fast_out[i] - out[i])));
+  if (worst > 2.0 * double(k) * double(k) * double(std::numeric_limits<T>::epsilon()))
+    std::printf("MISMATCH between the fast and the strict kernel at m=%" PRId64 " k=n=%" PRId64 ": %g\n", m, kn, worst);
+  std::printf("%-6s %6" PRId64 " %5" PRId64 " %9.1f %9.1f %7.2fx %9.1f", type, m, kn, legacy, fresh,
+              fresh / legacy, fast);
 #if defined(SCANGEN_BENCH_OPENBLAS)
   const double reference = best_gflops([&] { blas(check.data(), a.data(), b.data(), m, k, n); },
                                        flops, repetitions, calls);
-  std::printf(" %9.1f %7.2f", reference, fresh / reference);
+  // Time ratios to OpenBLAS (below 1: faster), strict and fast.
+  std::printf(" %9.1f %7.2f %7.2f", reference, reference / fresh, reference / fast);
 #endif
   std::printf("\n");
 }
@@ -125,11 +139,11 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
 #if defined(SCANGEN_BENCH_OPENBLAS)
   openblas_set_num_threads(1);
-  std::printf("%-6s %6s %5s %9s %9s %8s %9s %7s\n", "type", "m", "k=n", "legacy", "scangen",
-              "speedup", "OpenBLAS", "ratio");
+  std::printf("%-6s %6s %5s %9s %9s %8s %9s %9s %7s %7s\n", "type", "m", "k=n", "legacy", "strict",
+              "speedup", "fast", "OpenBLAS", "strict/", "fast/");
 #else
-  std::printf("%-6s %6s %5s %9s %9s %8s   (built without OpenBLAS)\n", "type", "m", "k=n", "legacy",
-              "scangen", "speedup");
+  std::printf("%-6s %6s %5s %9s %9s %8s %9s   (built without OpenBLAS)\n", "type", "m", "k=n", "legacy",
+              "strict", "speedup", "fast");
 #endif
   for (int64_t m : {1, 8, 32, 256, 512 * 32})
     for (int64_t kn : {128, 256, 512}) run_shape<float>("f32", m, kn, quick);

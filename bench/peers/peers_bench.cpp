@@ -1,7 +1,7 @@
 // The C++ side of bench/peers/run.sh: times scangen's generated code (samples/elman.scan,
 // samples/lstm.scan, bench/recurrences.scan's linear_recurrence, compiled by
-// scangen_add_library) and the hand-written OpenBLAS loops on the same inputs, after checking
-// that they agree. Prints one tab-separated line per measurement for bench/peers/report.py:
+// scangen_add_library; the first two also in the fast floating-point mode, namespace peers_fast)
+// and the hand-written OpenBLAS loops on the same inputs, after checking that they agree. Prints one tab-separated line per measurement for bench/peers/report.py:
 //
 //   workload  H  B  peer  threads  ms  repetitions
 //
@@ -25,8 +25,13 @@
 #include <string>
 #include <vector>
 
-#include "elman.h"
-#include "lstm.h"
+// The strict and the fast library generate headers of the same names (and include guards).
+#include "scangen_peers_kernels_scangen/elman.h"
+#include "scangen_peers_kernels_scangen/lstm.h"
+#undef SCANGEN_GENERATED_ELMAN_H
+#undef SCANGEN_GENERATED_LSTM_H
+#include "scangen_peers_fast_kernels_scangen/elman.h"
+#include "scangen_peers_fast_kernels_scangen/lstm.h"
 #include "openblas_loops.h"
 #include "recurrences.h"
 
@@ -124,6 +129,13 @@ void bench_elman(const Options& o, int64_t H, int64_t B) {
     scangen::Tensor<float> expected = strict();
     check_close(what.c_str(), expected.data(), h.data(), T * B * H, 1e-3f);
     time_and_print("elman", H, B, "scangen-strict", o.threads, [&] { strict(); });
+    auto fast = [&] {
+      return peers_fast::elman({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {W_xh.data(), {I, H}},
+                               {W_hh.data(), {H, H}}, {b.data(), {H}});
+    };
+    scangen::Tensor<float> fast_h = fast();
+    check_close((what + " fast").c_str(), expected.data(), fast_h.data(), T * B * H, 1e-3f);
+    time_and_print("elman", H, B, "scangen-fast", o.threads, [&] { fast(); });
   }
   time_and_print("elman", H, B, "openblas", o.threads, blas);
 }
@@ -163,6 +175,14 @@ void bench_lstm(const Options& o, int64_t H, int64_t B) {
     check_close((what + " h").c_str(), expected.h.data(), h.data(), T * B * H, 1e-3f);
     check_close((what + " c").c_str(), expected.c.data(), c.data(), T * B * H, 1e-3f);
     time_and_print("lstm", H, B, "scangen-strict", o.threads, [&] { strict(); });
+    auto fast = [&] {
+      return peers_fast::lstm({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {c0.data(), {B, H}},
+                              {W.data(), {4, I, H}}, {U.data(), {4, H, H}}, {b.data(), {4, H}});
+    };
+    peers_fast::lstm_results fast_results = fast();
+    check_close((what + " fast h").c_str(), expected.h.data(), fast_results.h.data(), T * B * H, 1e-3f);
+    check_close((what + " fast c").c_str(), expected.c.data(), fast_results.c.data(), T * B * H, 1e-3f);
+    time_and_print("lstm", H, B, "scangen-fast", o.threads, [&] { fast(); });
   }
   time_and_print("lstm", H, B, "openblas", o.threads, blas);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scangen and its peers side by side, on the same shapes in one run on this machine (issue 15):
-# scangen's generated C++ (strict: -O2, no FMA contraction, bit for bit the interpreter), the
+# scangen's generated C++ (strict: -O2, no FMA contraction, bit for bit the interpreter; and fast:
+# `--fp fast`), the
 # hand-written OpenBLAS loops (Debian's libopenblas), torch.nn.RNN / torch.nn.LSTM (PyTorch CPU)
 # and jax.jit of lax.scan (JAX CPU); each at 1 thread and at all cores. Prints per workload and
 # thread count the time, GFLOP/s and ratio to the OpenBLAS loop (docs/performance.md, "Peers").
@@ -18,11 +19,10 @@
 # The build directory is $SCANGEN_BUILD_DIR (default <repo>/build), configured if it is not.
 # Raw measurements and the tables are kept in <build>/peers/.
 #
-# TODO(issue 15): the columns "scangen fast" (`scangen compile --fp fast`) and scangen at all
-# cores (a `threads` option) print "n/a" until those exist. Then: compile samples/elman.scan and
-# samples/lstm.scan a second time with the fast flag in bench/peers/CMakeLists.txt (a second
-# scangen_add_library, NAMESPACE peers_fast), time it in peers_bench.cpp as peer "scangen-fast"
-# and, with the threads option, time both at --threads > 1; report.py needs no change.
+# scangen fast is samples/elman.scan and samples/lstm.scan compiled a second time with
+# `scangen_add_library(... FP_MODE fast)` (bench/peers/CMakeLists.txt).
+# TODO(issue 15): scangen at all cores (a `threads` option) prints "n/a" until that exists. Then
+# time both scangen peers at --threads > 1 in peers_bench.cpp; report.py needs no change.
 set -euo pipefail
 
 quick=()
