@@ -66,7 +66,7 @@ find_library(SCANGEN_LIBMVEC NAMES mvec libmvec.so.1)
 mark_as_advanced(SCANGEN_LIBMVEC)
 set(SCANGEN_FAST_FP_CXX_FLAGS -fopenmp-simd -fno-math-errno)
 if(SCANGEN_LIBMVEC)
-  set(SCANGEN_FAST_FP_LIBS ${SCANGEN_LIBMVEC})
+  set(SCANGEN_FAST_FP_LIBS mvec)  # a name (-lmvec), not the path found here: the JIT uses it too
 else()
   list(APPEND SCANGEN_FAST_FP_CXX_FLAGS -DSCANGEN_NO_LIBMVEC)
   set(SCANGEN_FAST_FP_LIBS)

@@ -26,7 +26,6 @@
 
 #if defined(__GLIBC__) && defined(__x86_64__) && !defined(SCANGEN_NO_LIBMVEC) && \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
-#define SCANGEN_LIBMVEC 1
 // The functions libmvec has since glibc 2.22 (exp, log, sin, cos) and 2.35 (tanh, log1p, expm1).
 extern "C" {
 #pragma omp declare simd notinbranch
