@@ -1,5 +1,6 @@
 # scangen_add_library(<target> SOURCES <file.scan>... [NAMESPACE <ns>] [OPT_LEVEL 0|2]
-#                     [TARGET cpu|cuda|cpu,cuda] [INCLUDE_DIRS <dir>...] [SCANGEN <path or target>])
+#                     [TARGET cpu|cuda|cpu,cuda] [THREADS <n>] [INCLUDE_DIRS <dir>...]
+#                     [SCANGEN <path or target>])
 #
 # Compiles each .scan file with `scangen compile` at build time and makes a static library
 # <target> of the generated code: link it and include "<stem>.h" (CPU) or "<stem>.cuh" (CUDA) for
@@ -15,6 +16,10 @@
 #   NAMESPACE     the C++ namespace of the generated API (default scangen_generated).
 #   OPT_LEVEL     0 (no rewrites) or 2 (all rewrites, the default).
 #   TARGET        cpu (default), cuda, or cpu,cuda: the backends, as `scangen compile --target`.
+#   THREADS       the threads the CPU code runs on, as `scangen compile --threads`: 1 (default),
+#                 up to 256, or 0 for every hardware thread; SCANGEN_NUM_THREADS overrides it when
+#                 the program runs. Other than 1, the library links Threads::Threads (and
+#                 CMake's CMAKE_DL_LIBS: the pool keeps its code loaded with dlopen).
 #   INCLUDE_DIRS  directories searched for the C++ headers a .scan file imports (`import "x.h"`),
 #                 after the .scan file's own directory (`scangen compile -I`). They, and each
 #                 .scan file's directory, are on the library's private include path too,
@@ -55,7 +60,7 @@
 set(SCANGEN_EMITTED_CXX_FLAGS -ffp-contract=off -fwrapv -DSCANGEN_FWRAPV)
 
 function(scangen_add_library target)
-  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN;TARGET" "SOURCES;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;SCANGEN;TARGET;THREADS" "SOURCES;INCLUDE_DIRS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "scangen_add_library(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -71,6 +76,13 @@ function(scangen_add_library target)
   if(NOT ARG_TARGET)
     set(ARG_TARGET cpu)
   endif()
+  if(NOT DEFINED ARG_THREADS)
+    set(ARG_THREADS 1)
+  endif()
+  if(NOT ARG_THREADS MATCHES "^[0-9]+$" OR ARG_THREADS GREATER 256)
+    message(FATAL_ERROR "scangen_add_library(${target}): THREADS ${ARG_THREADS}: the thread count must be "
+      "a whole number from 0 (every hardware thread) to 256")
+  endif()
   string(REPLACE "," ";" backends "${ARG_TARGET}")
   foreach(backend IN LISTS backends)
     if(NOT backend MATCHES "^(cpu|cuda)$")
@@ -78,6 +90,9 @@ function(scangen_add_library target)
         "a backend (cpu, cuda, or both as cpu,cuda)")
     endif()
   endforeach()
+  if(NOT ARG_THREADS EQUAL 1 AND NOT "cpu" IN_LIST backends)
+    message(FATAL_ERROR "scangen_add_library(${target}): THREADS applies to the CPU code: TARGET cpu or cpu,cuda")
+  endif()
   if("cuda" IN_LIST backends)
     get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
     if(NOT "CUDA" IN_LIST languages)
@@ -132,7 +147,7 @@ function(scangen_add_library target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND ${scangen_command} compile ${rel} -o ${out_dir} --namespace ${ARG_NAMESPACE} -O${ARG_OPT_LEVEL}
-              --target ${ARG_TARGET} ${include_args} --depfile ${depfile}
+              --target ${ARG_TARGET} --threads ${ARG_THREADS} ${include_args} --depfile ${depfile}
       DEPENDS ${abs} ${scangen_depends}
       DEPFILE ${depfile}
       WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
@@ -150,6 +165,10 @@ function(scangen_add_library target)
   # arithmetic, so that results match the reference interpreter bit for bit.
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${SCANGEN_EMITTED_CXX_FLAGS}>"
                                            $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
+  if(NOT ARG_THREADS EQUAL 1)
+    find_package(Threads REQUIRED)
+    target_link_libraries(${target} PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
+  endif()
   if("cuda" IN_LIST backends)
     target_compile_features(${target} PUBLIC cuda_std_17)
     target_link_libraries(${target} PUBLIC CUDA::cudart)

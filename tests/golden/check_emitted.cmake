@@ -1,10 +1,16 @@
-# cmake -DSCANGEN=... -DSAMPLE=... -DCODECHECK=... -DCXX=... -DWORK_DIR=... -P check_emitted.cmake
+# cmake -DSCANGEN=... -DSAMPLE=... -DCODECHECK=... -DCXX=... -DWORK_DIR=... [-DTHREADS=N] -P check_emitted.cmake
+# (THREADS: compile for N threads, `scangen compile --threads N`: the parallel loops' lambdas in
+# the time loops are checked like any code written there.)
 get_filename_component(stem ${SAMPLE} NAME_WE)
 # Emitted code includes imported headers as the import statements spell them: the build puts the
 # .scan file's directory on the include path (docs/cli.md).
 get_filename_component(sample_dir ${SAMPLE} DIRECTORY)
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${SCANGEN} compile ${SAMPLE} -o ${WORK_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
+set(thread_args)
+if(DEFINED THREADS)
+  set(thread_args --threads ${THREADS})
+endif()
+execute_process(COMMAND ${SCANGEN} compile ${SAMPLE} -o ${WORK_DIR} ${thread_args} RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "scangen compile ${SAMPLE} failed (${rc}):\n${err}")
 endif()

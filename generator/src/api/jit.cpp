@@ -120,6 +120,11 @@ FunctionInfo describe(const ir::Function& fn) {
 PipelineOptions pipeline_options(const JitOptions& options) {
   if (options.opt_level != 0 && options.opt_level != 2)
     throw RuntimeError("JIT: opt_level must be 0 or 2, got " + std::to_string(options.opt_level));
+  if (options.threads < 0 || options.threads > kMaxThreads)
+    throw RuntimeError("JIT: threads must be from 0 (every hardware thread) to " + std::to_string(kMaxThreads) +
+                       ", got " + std::to_string(options.threads));
+  if (options.threads != 1 && options.backend != Backend::Cpu)
+    throw RuntimeError("JIT: threads applies to Backend::Cpu, not to " + std::string(backend_name(options.backend)));
   PipelineOptions p(options.opt_level);
   p.disabled_passes.insert(options.disabled_passes.begin(), options.disabled_passes.end());
   p.verify_each = options.verify_each;
@@ -149,6 +154,7 @@ std::shared_ptr<detail::ModuleState> build(const std::string& name, std::string_
     if (emit.stem.empty()) emit.stem = "module";
     emit.single_translation_unit = true;
     emit.cuda_emulation = backend.cuda_emulation;
+    emit.threads = options.threads;
     files = codegen::generate(state->program, backend.codegen_backend, emit);
   }
   state->runner = backend.make(state->program, files, options);

@@ -19,6 +19,9 @@ struct EmitOptions {
   // CUDA, with single_translation_unit: the kernels as host C++ for the CUDA emulation
   // (templates/cuda/scangen_cuda_emulation.h) instead of for NVRTC.
   bool cuda_emulation = false;
+  // CPU: the threads the code runs on (1: none of the pool; 0: every hardware thread), planned by
+  // the CPU pass `threads` (lir_passes.def).
+  int threads = 1;
 };
 
 struct EmittedFile {

@@ -59,6 +59,7 @@ const char* loop_kind_text(LoopKind k) {
     case LoopKind::Serial: return "serial";
     case LoopKind::Vector: return "vector";
     case LoopKind::Time: return "time";
+    case LoopKind::Parallel: return "parallel";
   }
   SCANGEN_UNREACHABLE("unknown loop kind");
 }
@@ -112,7 +113,11 @@ void print_stmt(const Stmt& s, int indent, std::ostringstream& os) {
       return;
     case StmtKind::For:
       os << pad << "for " << s.var << " in [" << expr_text(s.begin) << ", " << expr_text(s.end) << ") "
-         << loop_kind_text(s.loop) << " {\n";
+         << loop_kind_text(s.loop);
+      if (s.loop == LoopKind::Parallel)
+        os << " chunks [" << s.var << ", " << s.chunk_end << ") threads " << s.threads << " grain " << expr_text(s.grain)
+           << " alignment " << s.alignment;
+      os << " {\n";
       print_body(s.body, indent + 2, os);
       os << pad << "}\n";
       return;
