@@ -6,11 +6,13 @@
 // The pool is created once per process, on the first parallel loop, and never destroyed: its
 // workers are detached and sleep when idle, so no step and no call creates a thread, and the
 // process exits without waiting for them. Since they run code of the object that holds this text
-// (a shared object the JIT loaded, say), that object is marked never to be unloaded. A parallel loop is a fork-join: the caller publishes the
-// job, runs chunk 0 itself, and waits until every worker has acknowledged it. Chunk c of n is the
-// c-th of n contiguous ranges of iterations, so which iterations a thread runs depends only on the
-// range and the thread count, and every iteration is computed by one thread in its own order: the
-// results are those of the serial loop, bit for bit, for any thread count.
+// (a shared object the JIT loaded, say), that object is marked never to be unloaded. A parallel
+// loop is a fork-join: the caller publishes the job, and it and the workers claim its chunks one
+// at a time until none is left, then the caller waits until every worker has acknowledged it.
+// Chunk c of n is the c-th of n contiguous ranges of iterations, a few per thread, so that a
+// thread the machine delays (a shared machine, more threads than cores) does not hold the others
+// up; whichever thread runs a chunk, every iteration is computed by one thread in its own order:
+// the results are those of the serial loop, bit for bit, for any thread count.
 //
 // Errors: an exception thrown in a chunk (a failed check of the program) is kept per chunk; after
 // every chunk has finished, the one of the lowest chunk is rethrown on the calling thread. The
@@ -33,6 +35,7 @@
 #include <mutex>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 namespace scangen_rt_v1 {
 namespace threads_v1 {
@@ -42,6 +45,10 @@ namespace threads_v1 {
 inline constexpr int kMaxThreads = 256;
 // Spins of a waiting thread before it sleeps (workers) or yields (the caller).
 inline constexpr int kSpins = 4000;
+// Chunks per thread of an element loop at most: enough that a delayed thread's share is taken
+// over by the others, few enough that claiming them costs nothing.
+inline constexpr int kChunksPerThread = 4;
+inline constexpr int kMaxChunks = kMaxThreads * kChunksPerThread;
 
 // The thread count a loop asks for: SCANGEN_NUM_THREADS if set (read once per process), else the
 // count the code was compiled with; 0 means every hardware thread. A value of the variable that
@@ -90,26 +97,28 @@ class Pool {
     return *pool;
   }
 
-  // Runs run(context, lo, hi) over `chunks` contiguous parts of [begin, end), chunk 0 on the
-  // calling thread. Returns false, having run nothing, when the pool is in use (by another
-  // thread, or by this one in a chunk): the caller then runs the loop itself.
+  // Runs run(context, lo, hi) over `chunks` contiguous parts of [begin, end) (at most
+  // kMaxChunks) on `threads` threads, the calling one included. Returns false, having run nothing,
+  // when the pool is in use (by another thread, or by this one in a chunk): the caller then runs
+  // the loop itself.
   bool run(void (*run)(void*, int64_t, int64_t), void* context, int64_t begin, int64_t end, int64_t alignment,
-           int chunks) {
+           int threads, int chunks) {
     if (busy_.exchange(true, std::memory_order_acquire)) return false;
     struct Release {
       std::atomic<bool>& busy;
       ~Release() { busy.store(false, std::memory_order_release); }
     } release{busy_};
-    add_workers(chunks - 1);
-    job_ = {run, context, begin, end, alignment, chunks};
+    add_workers(threads - 1);
+    job_ = {run, context, begin, end, alignment, threads, chunks};
     for (int c = 0; c < chunks; ++c) errors_[c] = nullptr;
+    next_chunk_.store(0, std::memory_order_relaxed);
     pending_.store(workers_, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       std::lock_guard<std::mutex> lock(mutex_);
       wake_.notify_all();
     }
-    run_chunk(0);
+    run_chunks();
     for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins)
       if (spins >= kSpins) std::this_thread::yield();
     for (int c = 0; c < chunks; ++c)
@@ -123,6 +132,7 @@ class Pool {
     void* context = nullptr;
     int64_t begin = 0, end = 0;
     int64_t alignment = 1;  // chunk boundaries are this many iterations apart from begin
+    int threads = 0;        // the threads that claim chunks (the caller is thread 0)
     int chunks = 0;
   };
 
@@ -135,6 +145,11 @@ class Pool {
     Dl_info info;
     if (dladdr(&anchor, &info) != 0 && info.dli_fname != nullptr)
       static_cast<void>(dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE));
+  }
+
+  // Claims and runs chunks until none is left.
+  void run_chunks() {
+    for (int c; (c = next_chunk_.fetch_add(1, std::memory_order_relaxed)) < job_.chunks;) run_chunk(c);
   }
 
   void run_chunk(int c) {
@@ -163,7 +178,7 @@ class Pool {
   void work(int index, uint64_t seen) {
     for (;;) {
       seen = wait_for_job(seen);
-      if (index < job_.chunks) run_chunk(index);
+      if (index < job_.threads) run_chunks();
       pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
@@ -183,25 +198,28 @@ class Pool {
   std::atomic<bool> busy_{false};
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
+  std::atomic<int> next_chunk_{0};
   std::atomic<int> sleepers_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
   int workers_ = 0;  // started so far (the caller is thread 0)
   Job job_;
-  std::exception_ptr errors_[kMaxThreads];
+  std::exception_ptr errors_[kMaxChunks];
 };
 
 template <class F> void call_chunk(void* body, int64_t lo, int64_t hi) { (*static_cast<F*>(body))(lo, hi); }
 
 }  // namespace threads_v1
 
-// Runs body(lo, hi) over contiguous chunks of [begin, end) on up to `threads` threads (resolved by
-// resolve_threads), at least `grain` iterations per chunk, chunk boundaries `alignment` iterations
-// apart; a range too small for two chunks runs on the calling thread, as one call body(begin, end).
+namespace threads_v1 {
+
+// parallel_for with at most `chunks_per_thread` chunks per thread.
 template <class F>
-inline void parallel_for(int threads, int64_t begin, int64_t end, int64_t grain, int64_t alignment, F&& body) {
+inline void parallel_chunks(int threads, int64_t begin, int64_t end, int64_t grain, int64_t alignment,
+                            int chunks_per_thread, F&& body) {
   const int64_t total = end - begin;
-  int64_t chunks = threads_v1::resolve_threads(threads);
+  const int64_t workers = resolve_threads(threads);
+  int64_t chunks = workers * chunks_per_thread;
   if (const int64_t forced = threads_v1::forced_grain(); forced > 0) {
     grain = forced;
     alignment = 1;
@@ -209,13 +227,25 @@ inline void parallel_for(int threads, int64_t begin, int64_t end, int64_t grain,
   if (alignment < 1) alignment = 1;
   if (grain < alignment) grain = alignment;
   if (total / grain < chunks) chunks = total / grain;
-  if (chunks >= 2) {
+  if (chunks >= 2 && workers >= 2) {
     using Body = std::remove_reference_t<F>;
-    if (threads_v1::Pool::instance().run(&threads_v1::call_chunk<Body>, static_cast<void*>(&body), begin, end,
-                                         alignment, int(chunks)))
+    if (Pool::instance().run(&call_chunk<Body>, static_cast<void*>(&body), begin, end, alignment,
+                             int(workers < chunks ? workers : chunks), int(chunks)))
       return;
   }
   if (total > 0) body(begin, end);
+}
+
+}  // namespace threads_v1
+
+// Runs body(lo, hi) over contiguous chunks of [begin, end) on up to `threads` threads (resolved by
+// resolve_threads), a few chunks per thread, at least `grain` iterations per chunk, chunk
+// boundaries `alignment` iterations apart; a range too small for two chunks runs on the calling
+// thread, as one call body(begin, end).
+template <class F>
+inline void parallel_for(int threads, int64_t begin, int64_t end, int64_t grain, int64_t alignment, F&& body) {
+  threads_v1::parallel_chunks(threads, begin, end, grain, alignment, threads_v1::kChunksPerThread,
+                              std::forward<F>(body));
 }
 
 // The fewest multiply-adds of a product worth a thread of its own.
@@ -227,9 +257,11 @@ template <class T>
 inline void parallel_matmul(int64_t threads, T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
   const int64_t row_work = (k > 0 ? k : 1) * n;
   const int64_t forced = threads_v1::forced_grain();
+  // One block of rows per thread: each block is one matmul call, which packs b again when its rows
+  // are many (scangen_cpu_matmul.h), so fewer, larger blocks.
   const int64_t grain = forced > 0 ? forced : row_work > 0 ? (kMatmulWorkPerThread + row_work - 1) / row_work : m;
   if (m < 2 || m < 2 * grain) return matmul(out, a, b, m, k, n);
-  parallel_for(int(threads), 0, m, grain, 1, [&](int64_t lo, int64_t hi) {
+  threads_v1::parallel_chunks(int(threads), 0, m, grain, 1, 1, [&](int64_t lo, int64_t hi) {
     matmul(out + lo * n, a + lo * k, b, hi - lo, k, n);
   });
 }
