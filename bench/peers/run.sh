@@ -18,11 +18,12 @@
 # The build directory is $SCANGEN_BUILD_DIR (default <repo>/build), configured if it is not.
 # Raw measurements and the tables are kept in <build>/peers/.
 #
-# TODO(issue 15): the columns "scangen fast" (`scangen compile --fp fast`) and scangen at all
-# cores (a `threads` option) print "n/a" until those exist. Then: compile samples/elman.scan and
-# samples/lstm.scan a second time with the fast flag in bench/peers/CMakeLists.txt (a second
-# scangen_add_library, NAMESPACE peers_fast), time it in peers_bench.cpp as peer "scangen-fast"
-# and, with the threads option, time both at --threads > 1; report.py needs no change.
+# scangen at all cores is the same programs compiled with THREADS 0 (bench/peers/CMakeLists.txt),
+# run on as many threads as the others (SCANGEN_NUM_THREADS).
+# TODO(issue 15): the column "scangen fast" (`scangen compile --fp fast`) prints "n/a" until it
+# exists. Then: compile samples/elman.scan and samples/lstm.scan a second time with the fast flag
+# in bench/peers/CMakeLists.txt (a second scangen_add_library, NAMESPACE peers_fast), time it in
+# peers_bench.cpp as peer "scangen-fast"; report.py needs no change.
 set -euo pipefail
 
 quick=()
