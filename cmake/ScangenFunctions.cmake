@@ -1,5 +1,5 @@
 # scangen_add_library(<target> SOURCES <file.scan>... [NAMESPACE <ns>] [OPT_LEVEL 0|2]
-#                     [FP_MODE strict|fast] [TARGET cpu|cuda|cpu,cuda] [INCLUDE_DIRS <dir>...]
+#                     [FP_MODE strict|fast] [TARGET cpu|cuda|cpu,cuda] [THREADS <n>] [INCLUDE_DIRS <dir>...]
 #                     [SCANGEN <path or target>])
 #
 # Compiles each .scan file with `scangen compile` at build time and makes a static library
@@ -20,6 +20,10 @@
 #                 CPU only, so TARGET cpu). Fast sources are compiled with
 #                 SCANGEN_FAST_FP_CXX_FLAGS and the library links glibc's libmvec when it exists.
 #   TARGET        cpu (default), cuda, or cpu,cuda: the backends, as `scangen compile --target`.
+#   THREADS       the threads the CPU code runs on, as `scangen compile --threads`: 1 (default),
+#                 up to 256, or 0 for every hardware thread; SCANGEN_NUM_THREADS overrides it when
+#                 the program runs. Other than 1, the library links Threads::Threads (and
+#                 CMake's CMAKE_DL_LIBS: the pool keeps its code loaded with dlopen).
 #   INCLUDE_DIRS  directories searched for the C++ headers a .scan file imports (`import "x.h"`),
 #                 after the .scan file's own directory (`scangen compile -I`). They, and each
 #                 .scan file's directory, are on the library's private include path too,
@@ -73,7 +77,7 @@ else()
 endif()
 
 function(scangen_add_library target)
-  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;FP_MODE;SCANGEN;TARGET" "SOURCES;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;FP_MODE;SCANGEN;TARGET;THREADS" "SOURCES;INCLUDE_DIRS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "scangen_add_library(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -99,6 +103,13 @@ function(scangen_add_library target)
     message(FATAL_ERROR "scangen_add_library(${target}): FP_MODE fast is for the CPU backend only "
       "(TARGET cpu); got TARGET ${ARG_TARGET}")
   endif()
+  if(NOT DEFINED ARG_THREADS)
+    set(ARG_THREADS 1)
+  endif()
+  if(NOT ARG_THREADS MATCHES "^[0-9]+$" OR ARG_THREADS GREATER 256)
+    message(FATAL_ERROR "scangen_add_library(${target}): THREADS ${ARG_THREADS}: the thread count must be "
+      "a whole number from 0 (every hardware thread) to 256")
+  endif()
   string(REPLACE "," ";" backends "${ARG_TARGET}")
   foreach(backend IN LISTS backends)
     if(NOT backend MATCHES "^(cpu|cuda)$")
@@ -106,6 +117,9 @@ function(scangen_add_library target)
         "a backend (cpu, cuda, or both as cpu,cuda)")
     endif()
   endforeach()
+  if(NOT ARG_THREADS EQUAL 1 AND NOT "cpu" IN_LIST backends)
+    message(FATAL_ERROR "scangen_add_library(${target}): THREADS applies to the CPU code: TARGET cpu or cpu,cuda")
+  endif()
   if("cuda" IN_LIST backends)
     get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
     if(NOT "CUDA" IN_LIST languages)
@@ -160,7 +174,7 @@ function(scangen_add_library target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND ${scangen_command} compile ${rel} -o ${out_dir} --namespace ${ARG_NAMESPACE} -O${ARG_OPT_LEVEL}
-              --target ${ARG_TARGET} --fp ${ARG_FP_MODE} ${include_args} --depfile ${depfile}
+              --target ${ARG_TARGET} --fp ${ARG_FP_MODE} --threads ${ARG_THREADS} ${include_args} --depfile ${depfile}
       DEPENDS ${abs} ${scangen_depends}
       DEPFILE ${depfile}
       WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
@@ -181,6 +195,10 @@ function(scangen_add_library target)
   if(ARG_FP_MODE STREQUAL "fast")
     target_compile_options(${target} PRIVATE ${SCANGEN_FAST_FP_CXX_FLAGS})
     target_link_libraries(${target} PUBLIC ${SCANGEN_FAST_FP_LIBS})
+  endif()
+  if(NOT ARG_THREADS EQUAL 1)
+    find_package(Threads REQUIRED)
+    target_link_libraries(${target} PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
   endif()
   if("cuda" IN_LIST backends)
     target_compile_features(${target} PUBLIC cuda_std_17)

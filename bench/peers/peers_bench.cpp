@@ -7,10 +7,13 @@
 //
 // (for the linear recurrence H is the channel count N and B is 1).
 //
-//   scangen_peers_bench --threads 1 [--quick] [--workload elman|lstm|linear]
+//   scangen_peers_bench --threads 1 [--quick] [--workload elman|lstm|linear] [--hidden H] [--batch B]
 //
-// scangen's generated code runs on one thread (scangen has no threads option yet), so with
-// --threads > 1 only the OpenBLAS loops and the hand-written linear loop are timed.
+// With --threads 1, scangen's code compiled for one thread is timed ("scangen-strict"); with
+// --threads N > 1, the same programs compiled with THREADS 0 (namespace peers_threads), run on N
+// threads through SCANGEN_NUM_THREADS, after checking that their results are those of the
+// one-thread code bit for bit (elman, linear) or close to the OpenBLAS loop's (lstm, whose
+// one-thread call takes too long to repeat here).
 #include <cblas.h>
 #include <malloc.h>
 
@@ -25,15 +28,26 @@
 #include <string>
 #include <vector>
 
-// The strict and the fast library generate headers of the same names (and include guards).
+// Each sample four times (strict and fast, one and all threads): their include guards are named
+// after the .scan file's stem only, hence the #undef between them.
 #include "scangen_peers_kernels_scangen/elman.h"
 #include "scangen_peers_kernels_scangen/lstm.h"
+#include "scangen_bench_kernels_scangen/recurrences.h"
 #undef SCANGEN_GENERATED_ELMAN_H
 #undef SCANGEN_GENERATED_LSTM_H
+#undef SCANGEN_GENERATED_RECURRENCES_H
 #include "scangen_peers_fast_kernels_scangen/elman.h"
 #include "scangen_peers_fast_kernels_scangen/lstm.h"
+#undef SCANGEN_GENERATED_ELMAN_H
+#undef SCANGEN_GENERATED_LSTM_H
+#include "scangen_peers_threads_scangen/elman.h"
+#include "scangen_peers_threads_scangen/lstm.h"
+#include "scangen_peers_threads_scangen/recurrences.h"
+#undef SCANGEN_GENERATED_ELMAN_H
+#undef SCANGEN_GENERATED_LSTM_H
+#include "scangen_peers_fast_threads_scangen/elman.h"
+#include "scangen_peers_fast_threads_scangen/lstm.h"
 #include "openblas_loops.h"
-#include "recurrences.h"
 
 namespace {
 
@@ -47,6 +61,8 @@ struct Options {
   int threads = 1;
   bool quick = false;
   std::string workload;  // empty: all
+  int64_t hidden = 0;    // --hidden H: only this H (0: all)
+  int64_t batch = 0;     // --batch B: only this B (0: all)
 };
 
 std::vector<float> random_values(int64_t n, float lo, float hi, unsigned seed) {
@@ -101,9 +117,11 @@ void check_close(const char* what, const float* expected, const float* actual, i
 }
 
 std::vector<int64_t> hidden_sizes(const Options& o) {
+  if (o.hidden > 0) return {o.hidden};
   return o.quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 512};
 }
 std::vector<int64_t> batch_sizes(const Options& o) {
+  if (o.batch > 0) return {o.batch};
   return o.quick ? std::vector<int64_t>{1, 32} : std::vector<int64_t>{1, 8, 32, 256};
 }
 
@@ -123,18 +141,31 @@ void bench_elman(const Options& o, int64_t H, int64_t B) {
     return peers::elman({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {W_xh.data(), {I, H}},
                         {W_hh.data(), {H, H}}, {b.data(), {H}});
   };
+  auto threaded = [&] {
+    return peers_threads::elman({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {W_xh.data(), {I, H}},
+                                {W_hh.data(), {H, H}}, {b.data(), {H}});
+  };
   std::string what = "elman H=" + std::to_string(H) + " B=" + std::to_string(B);
   blas();  // the check doubles as both sides' warm-up
+  scangen::Tensor<float> expected = strict();
   if (o.threads == 1) {
-    scangen::Tensor<float> expected = strict();
     check_close(what.c_str(), expected.data(), h.data(), T * B * H, 1e-3f);
     time_and_print("elman", H, B, "scangen-strict", o.threads, [&] { strict(); });
     auto fast = [&] {
       return peers_fast::elman({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {W_xh.data(), {I, H}},
                                {W_hh.data(), {H, H}}, {b.data(), {H}});
     };
-    scangen::Tensor<float> fast_h = fast();
-    check_close((what + " fast").c_str(), expected.data(), fast_h.data(), T * B * H, 1e-3f);
+    check_close((what + " fast").c_str(), expected.data(), fast().data(), T * B * H, 1e-3f);
+    time_and_print("elman", H, B, "scangen-fast", o.threads, [&] { fast(); });
+  } else {
+    scangen::Tensor<float> got = threaded();
+    check_close((what + " threads").c_str(), expected.data(), got.data(), T * B * H, 0.0f);
+    time_and_print("elman", H, B, "scangen-strict", o.threads, [&] { threaded(); });
+    auto fast = [&] {
+      return peers_fast_threads::elman({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {W_xh.data(), {I, H}},
+                                       {W_hh.data(), {H, H}}, {b.data(), {H}});
+    };
+    check_close((what + " fast threads").c_str(), expected.data(), fast().data(), T * B * H, 1e-3f);
     time_and_print("elman", H, B, "scangen-fast", o.threads, [&] { fast(); });
   }
   time_and_print("elman", H, B, "openblas", o.threads, blas);
@@ -168,6 +199,10 @@ void bench_lstm(const Options& o, int64_t H, int64_t B) {
     return peers::lstm({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {c0.data(), {B, H}},
                        {W.data(), {4, I, H}}, {U.data(), {4, H, H}}, {b.data(), {4, H}});
   };
+  auto threaded = [&] {
+    return peers_threads::lstm({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {c0.data(), {B, H}},
+                               {W.data(), {4, I, H}}, {U.data(), {4, H, H}}, {b.data(), {4, H}});
+  };
   std::string what = "lstm H=" + std::to_string(H) + " B=" + std::to_string(B);
   blas();
   if (o.threads == 1) {
@@ -182,6 +217,19 @@ void bench_lstm(const Options& o, int64_t H, int64_t B) {
     peers_fast::lstm_results fast_results = fast();
     check_close((what + " fast h").c_str(), expected.h.data(), fast_results.h.data(), T * B * H, 1e-3f);
     check_close((what + " fast c").c_str(), expected.c.data(), fast_results.c.data(), T * B * H, 1e-3f);
+    time_and_print("lstm", H, B, "scangen-fast", o.threads, [&] { fast(); });
+  } else {
+    peers_threads::lstm_results got = threaded();
+    check_close((what + " threads h").c_str(), got.h.data(), h.data(), T * B * H, 1e-3f);
+    check_close((what + " threads c").c_str(), got.c.data(), c.data(), T * B * H, 1e-3f);
+    time_and_print("lstm", H, B, "scangen-strict", o.threads, [&] { threaded(); });
+    auto fast = [&] {
+      return peers_fast_threads::lstm({x.data(), {T, B, I}}, {h0.data(), {B, H}}, {c0.data(), {B, H}},
+                                      {W.data(), {4, I, H}}, {U.data(), {4, H, H}}, {b.data(), {4, H}});
+    };
+    peers_fast_threads::lstm_results fast_results = fast();
+    check_close((what + " fast threads h").c_str(), h.data(), fast_results.h.data(), T * B * H, 1e-3f);
+    check_close((what + " fast threads c").c_str(), c.data(), fast_results.c.data(), T * B * H, 1e-3f);
     time_and_print("lstm", H, B, "scangen-fast", o.threads, [&] { fast(); });
   }
   time_and_print("lstm", H, B, "openblas", o.threads, blas);
@@ -198,12 +246,19 @@ void bench_linear(const Options& o) {
   auto strict = [&] {
     return bench::linear_recurrence({a.data(), {T, N}}, {b.data(), {T, N}}, {h0.data(), {N}});
   };
+  auto threaded = [&] {
+    return peers_threads::linear_recurrence({a.data(), {T, N}}, {b.data(), {T, N}}, {h0.data(), {N}});
+  };
   loop();
+  // The same arithmetic: bit for bit.
   if (o.threads == 1) {
     scangen::Tensor<float> expected = strict();
-    check_close("linear", expected.data(), h.data(), T * N,
-                0.0f);  // the same arithmetic: bit for bit
+    check_close("linear", expected.data(), h.data(), T * N, 0.0f);
     time_and_print("linear", N, 1, "scangen-strict", o.threads, [&] { strict(); });
+  } else {
+    scangen::Tensor<float> got = threaded();
+    check_close("linear threads", got.data(), h.data(), T * N, 0.0f);
+    time_and_print("linear", N, 1, "scangen-strict", o.threads, [&] { threaded(); });
   }
   time_and_print("linear", N, 1, "handwritten", o.threads, loop);
 }
@@ -218,8 +273,12 @@ Options parse(int argc, char** argv) {
       o.quick = true;
     else if (arg == "--workload" && i + 1 < argc)
       o.workload = argv[++i];
+    else if (arg == "--hidden" && i + 1 < argc)
+      o.hidden = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--batch" && i + 1 < argc)
+      o.batch = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--quick] [--workload elman|lstm|linear]\n",
+      std::fprintf(stderr, "usage: %s [--threads N] [--quick] [--workload elman|lstm|linear] [--hidden H] [--batch B]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -232,6 +291,8 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
   openblas_set_num_threads(o.threads);
+  // The code compiled for every hardware thread runs on --threads threads (read on its first call).
+  setenv("SCANGEN_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
   // Keep freed blocks in the heap so that per-call result allocations do not time the kernel
   // zeroing fresh pages (as bench/cpu_bench.cpp does).
   mallopt(M_MMAP_THRESHOLD, 1 << 30);

@@ -20,9 +20,8 @@
 # Raw measurements and the tables are kept in <build>/peers/.
 #
 # scangen fast is samples/elman.scan and samples/lstm.scan compiled a second time with
-# `scangen_add_library(... FP_MODE fast)` (bench/peers/CMakeLists.txt).
-# TODO(issue 15): scangen at all cores (a `threads` option) prints "n/a" until that exists. Then
-# time both scangen peers at --threads > 1 in peers_bench.cpp; report.py needs no change.
+# `scangen_add_library(... FP_MODE fast)`, and scangen at all cores the same programs compiled with
+# THREADS 0 (bench/peers/CMakeLists.txt), run on as many threads as the others (SCANGEN_NUM_THREADS).
 set -euo pipefail
 
 quick=()

@@ -59,6 +59,7 @@ struct RunOptions {
   std::string fn;
   std::string backend = "cpu";
   std::string fp = "strict";
+  int threads = 1;
   PassOptions passes;
   std::string output;
   std::vector<std::string> assignments;
@@ -107,7 +108,21 @@ struct IrOptions {
   std::string fp = "strict";           // fast: the fast mode's loop-IR passes run too
   std::vector<std::string> lir_passes; // run only these loop-IR passes
   bool list_lir_passes = false;
+  int threads = 1;                     // what the CPU pass `threads` plans for
 };
+
+// --threads N: the threads the CPU code runs on (docs/cli.md). CLI11 runs the check on the text
+// before converting it, so a bad value never reaches the option.
+void add_threads_option(CLI::App* cmd, int& threads, const char* what) {
+  cmd->add_option("--threads", threads, what)->check([](const std::string& text) {
+    const std::string why = "the thread count must be a whole number from 0 (every hardware thread) to " +
+                            std::to_string(kMaxThreads) + ", got '" + text + "'";
+    if (text.empty() || text.size() > 4) return why;
+    for (char c : text)
+      if (c < '0' || c > '9') return why;
+    return std::stoi(text) <= kMaxThreads ? std::string() : why;
+  });
+}
 
 void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
   cmd->add_option("-O", o.opt_level, for_ir ? "Rewrites: -O0 (none, the default here) or -O2 (all)"
@@ -202,6 +217,9 @@ int cmd_run(const RunOptions& o) {
   JitOptions options;
   options.backend = *backend_from_name(o.backend);
   options.fp_mode = *fp_mode_from_name(o.fp);
+  if (o.threads != 1 && options.backend != Backend::Cpu)
+    throw UsageError("--threads applies to the cpu backend, not to --backend " + o.backend);
+  options.threads = o.threads;
   options.opt_level = o.passes.opt_level;
   options.disabled_passes = o.passes.disabled;
   options.verify_each = o.passes.verify_each;
@@ -250,6 +268,7 @@ struct CompileOptions {
   std::string cpp_namespace = "scangen_generated";
   std::string target = "cpu";
   std::string fp = "strict";
+  int threads = 1;
   PassOptions passes;
 };
 
@@ -275,6 +294,7 @@ std::string make_depfile(const std::vector<std::filesystem::path>& outputs,
 
 int cmd_compile(const CompileOptions& o) {
   check_fp_backend(o.fp, o.target);
+  if (o.threads != 1 && o.target == "cuda") throw UsageError("--threads applies to the CPU code: add --target cpu,cuda");
   Driver driver;
   auto program = load_program(driver, o.file, o.passes);
   if (!program) return kExitUserError;
@@ -286,6 +306,7 @@ int cmd_compile(const CompileOptions& o) {
   emit.stem = std::filesystem::path(o.file).stem().string();
   emit.cpp_namespace = o.cpp_namespace;
   emit.fp_mode = *fp_mode_from_name(o.fp);
+  emit.threads = o.threads;
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
   if (ec) throw RuntimeError("cannot create the output directory '" + o.output_dir + "': " + ec.message());
@@ -325,14 +346,15 @@ const char* stage_name(codegen::LirStage stage) {
   switch (stage) {
     case codegen::LirStage::Lowering: return "all";
     case codegen::LirStage::Fast: return "fast";
+    case codegen::LirStage::Cpu: return "cpu";
     case codegen::LirStage::Cuda: return "cuda";
   }
   return "?";
 }
 
 void list_lir_passes() {
-  std::cout << "The loop-IR passes, in pipeline order (the fast ones with --fp fast only, the cuda ones for the CUDA "
-               "backend only):\n";
+  std::cout << "The loop-IR passes, in pipeline order (the fast ones with --fp fast only, the cpu ones for the CPU\n"
+               "backend only, the cuda ones for the CUDA backend only):\n";
   for (const codegen::LirPassInfo& p : codegen::lir_pass_table())
     std::cout << "  " << std::left << std::setw(24) << p.name << std::setw(6) << stage_name(p.stage) << p.summary << "\n";
 }
@@ -349,6 +371,8 @@ void check_lir_pass_names(const IrOptions& o) {
       throw UsageError("the loop-IR pass '" + name + "' runs for the CUDA backend: add --target cuda");
     if (pass->stage == codegen::LirStage::Fast && o.fp != "fast")
       throw UsageError("the loop-IR pass '" + name + "' runs in the fast floating-point mode: add --fp fast");
+    if (pass->stage == codegen::LirStage::Cpu && o.target != "cpu")
+      throw UsageError("the loop-IR pass '" + name + "' runs for the CPU backend: leave out --target cuda");
   }
 }
 
@@ -368,6 +392,10 @@ int print_loop_ir(const ir::Program& program, const IrOptions& o) {
   const lir::Module m = scangen::with_large_stack([&] {
     lir::Module lowered = codegen::lower_program(program, options);
     if (o.target == "cuda") codegen::run_lir_passes(lowered, codegen::LirStage::Cuda, options);
+    if (o.target == "cpu") {
+      for (lir::Function& f : lowered.functions) f.threads = o.threads;
+      codegen::run_lir_passes(lowered, codegen::LirStage::Cpu, options);
+    }
     return lowered;
   });
   if (!o.passes.print_after_all) std::cout << "// loop IR of " << o.file << " (" << o.target << ")\n" << lir::print_module(m);
@@ -384,9 +412,10 @@ int cmd_ir(const IrOptions& o) {
     list_lir_passes();
     return 0;
   }
-  if (!o.lir && (!o.lir_passes.empty() || o.target != "cpu" || o.fp != "strict"))
-    throw UsageError("--lir-passes, --target and --fp apply to the loop IR: add --lir");
+  if (!o.lir && (!o.lir_passes.empty() || o.target != "cpu" || o.fp != "strict" || o.threads != 1))
+    throw UsageError("--lir-passes, --target, --fp and --threads apply to the loop IR: add --lir");
   check_fp_backend(o.fp, o.target);
+  if (o.threads != 1 && o.target != "cpu") throw UsageError("--threads applies to the CPU backend: leave out --target cuda");
   if (o.lir && o.format != "text") throw UsageError("the loop IR prints as text only");
   check_lir_pass_names(o);
   if (o.file.empty()) throw UsageError("scangen ir needs a .scan file (or --list-passes)");
@@ -419,6 +448,9 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::IsMember(backends));
   add_fp_option(run_cmd, run.fp, "Floating-point mode of the cpu backend: strict (the default, the interpreter's bits) or fast");
   add_pass_options(run_cmd, run.passes, false);
+  add_threads_option(run_cmd, run.threads,
+                     "With the cpu backend: run on N threads (default 1; 0: every hardware thread; "
+                     "SCANGEN_NUM_THREADS overrides N at run time)");
   run_cmd->add_option("-o,--output", run.output, "Write the results to this .npz file instead of printing them");
   run_cmd->add_option("arguments", run.assignments, "NAME=VALUE: a JSON number, true/false, a JSON array, or @file.npy");
 
@@ -436,6 +468,9 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda", "cpu,cuda", "cuda,cpu"}));
   add_fp_option(compile_cmd, compile.fp, "Floating-point mode of the C++: strict (the default, the interpreter's bits) or fast (FMA, reassociation, libmvec)");
   add_pass_options(compile_cmd, compile.passes, false);
+  add_threads_option(compile_cmd, compile.threads,
+                     "The C++ runs on N threads (default 1; 0: every hardware thread; SCANGEN_NUM_THREADS "
+                     "overrides N at run time)");
   compile_cmd->add_option("--depfile", compile.depfile,
                           "Also write a Makefile-style depfile: the outputs depend on the .scan file and the headers it imports");
 
@@ -458,6 +493,7 @@ int run_cli(int argc, char** argv) {
   ir_cmd->add_option("--lir-passes", ir_opts.lir_passes, "With --lir: run exactly these loop-IR passes (comma-separated)")
       ->delimiter(',')
       ->allow_extra_args(false);
+  add_threads_option(ir_cmd, ir_opts.threads, "With --lir: plan the CPU code for N threads (the pass threads)");
   ir_cmd->add_flag("--list-lir-passes", ir_opts.list_lir_passes, "List the loop-IR passes, in pipeline order, and exit");
 
   try {

@@ -1,8 +1,10 @@
 // End-to-end runner: runs every run of one samples/**/NAME.runs.json manifest through the real
 // CLI, `scangen run NAME.scan --backend B [--fn F] ARGS...`, and checks what it prints.
 //
-//   run_manifest --scangen PATH --backend B [--floats exact|near] [--fp fast] MANIFEST.runs.json
+//   run_manifest --scangen PATH --backend B [--floats exact|near] [--fp fast] [--threads N,...] MANIFEST.runs.json
 //
+// `--threads 2,3` runs every run once per thread count (`scangen run --threads N`, cpu backend):
+// each must print exactly what the manifest says, as on one thread.
 // A run passes when the exit status is the expected one (0 unless "exit" says otherwise) and
 //   - for exit 0: stdout is exactly the expected "stdout" followed by one newline; with
 //     `--floats near` (the runs on a real GPU, whose tanh, exp, ... are CUDA's), a number written
@@ -16,6 +18,7 @@
 // Exits 0 when every run passed, 1 when one failed, 2 on a bad command line or manifest.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -219,9 +222,10 @@ bool same_within_tolerance(std::string_view expected, std::string_view actual, s
 
 // Runs one run; prints a report; returns whether it passed.
 bool check_run(size_t number, const Run& run, const std::string& scangen, const std::string& backend, Floats floats,
-               const fs::path& scan_file) {
+               const fs::path& scan_file, const std::string& threads) {
   std::vector<std::string> command = {scangen, "run", scan_file.string(), "--backend", backend};
   if (floats == Floats::Fast) command.insert(command.end(), {"--fp", "fast"});
+  if (!threads.empty()) command.insert(command.end(), {"--threads", threads});
   if (run.fn) {
     command.push_back("--fn");
     command.push_back(*run.fn);
@@ -278,7 +282,8 @@ bool check_run(size_t number, const Run& run, const std::string& scangen, const 
 
 int usage(const std::string& message) {
   std::cerr << "run_manifest: " << message
-            << "\nusage: run_manifest --scangen PATH --backend B [--floats exact|near] [--fp fast] MANIFEST.runs.json\n";
+            << "\nusage: run_manifest --scangen PATH --backend B [--floats exact|near] [--fp fast] [--threads N,...] "
+               "MANIFEST.runs.json\n";
   return 2;
 }
 
@@ -286,11 +291,21 @@ int usage(const std::string& message) {
 
 int main(int argc, char** argv) {
   std::string scangen, backend, manifest_arg;
+  std::vector<std::string> thread_counts{""};  // "": scangen's default
   Floats floats = Floats::Exact;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if ((a == "--scangen" || a == "--backend") && i + 1 < argc) {
       (a == "--scangen" ? scangen : backend) = argv[++i];
+    } else if (a == "--threads" && i + 1 < argc) {
+      thread_counts.clear();
+      std::string list = argv[++i];
+      for (size_t start = 0; start <= list.size();) {
+        size_t comma = std::min(list.find(',', start), list.size());
+        thread_counts.push_back(list.substr(start, comma - start));
+        if (thread_counts.back().empty()) return usage("--threads takes thread counts separated by commas");
+        start = comma + 1;
+      }
     } else if (a == "--floats" && i + 1 < argc) {
       std::string mode = argv[++i];
       if (mode != "exact" && mode != "near") return usage("--floats takes exact or near, not '" + mode + "'");
@@ -321,10 +336,12 @@ int main(int argc, char** argv) {
     fs::current_path(manifest.parent_path());
 
     size_t failed = 0;
-    for (size_t i = 0; i < runs.size(); ++i)
-      if (!check_run(i + 1, runs[i], scangen_path, backend, floats, scan_file)) ++failed;
-    std::cout << (failed ? "FAILED: " : "passed: ") << runs.size() - failed << " of " << runs.size()
-              << " runs of " << manifest.string() << " on backend " << backend << "\n";
+    for (const std::string& threads : thread_counts)
+      for (size_t i = 0; i < runs.size(); ++i)
+        if (!check_run(i + 1, runs[i], scangen_path, backend, floats, scan_file, threads)) ++failed;
+    const size_t total = runs.size() * thread_counts.size();
+    std::cout << (failed ? "FAILED: " : "passed: ") << total - failed << " of " << total << " runs of "
+              << manifest.string() << " on backend " << backend << "\n";
     return failed ? 1 : 0;
   } catch (const ManifestError& e) {
     std::cerr << "run_manifest: " << e.what() << "\n";

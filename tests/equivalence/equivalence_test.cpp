@@ -842,6 +842,132 @@ BOOST_AUTO_TEST_CASE(random_programs_cuda_emulation) { check_cuda_column(false);
 BOOST_AUTO_TEST_CASE(random_programs_cuda) { check_cuda_column(true); }
 
 // ---------------------------------------------------------------------------------------------
+// random_programs_threads (ctest: equivalence_threads): the random programs on the CPU backend
+// compiled for 2 and for 3 threads (--threads; the CPU pass `threads`), against the interpreter at
+// -O2, bit for bit, errors included. ctest sets SCANGEN_PARALLEL_GRAIN=1, so that every parallel
+// loop of these small programs is split over the threads. SCANGEN_EQUIVALENCE_THREADS_PROGRAMS:
+// how many (default 300: the seeds' first 300; the whole 1000 take about 3 times as long).
+
+BOOST_AUTO_TEST_CASE(random_programs_threads) {
+  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_THREADS_PROGRAMS", 300));
+  const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
+  const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", 100)));
+  CxxCompiler cxx = CxxCompiler::from_environment();
+  if (!std::getenv("SCANGEN_CXXFLAGS")) cxx.flags.push_back("-Og");  // as random_programs
+  const auto start = std::chrono::steady_clock::now();
+  int failures = 0;
+  auto fail = [&](const std::string& message) {
+    ++failures;
+    BOOST_ERROR(message);
+  };
+  std::vector<Case> cases;
+  const std::set<uint64_t> skip = skipped_seeds();
+  for (int64_t i = 0; i < count; ++i) {
+    Case c;
+    c.seed = first_seed + uint64_t(i);
+    if (skip.count(c.seed)) continue;
+    c.program = generate_program(c.seed);
+    Driver driver;
+    std::optional<ir::Program> program;
+    Outcome load = capture([&] {
+      program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
+      return std::vector<HostTensor>{};
+    });
+    if (load.kind != Outcome::Ok || !program) {
+      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" +
+           driver.rendered_diagnostics() + load.error);
+      continue;
+    }
+    c.interp[1] = capture([&] { return ir::Interpreter().run(*program->find(c.program.fn), c.program.args); });
+    cases.push_back(std::move(c));
+  }
+
+  // One source per batch and thread count, compiled on two threads.
+  struct ThreadBatch {
+    std::vector<size_t> cases;
+    std::string text;
+    int threads = 2;
+    std::string source;
+    std::shared_ptr<CpuModule> module;
+    std::string failure;
+  };
+  std::vector<ThreadBatch> batches;
+  for (int threads : {2, 3})
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (i % batch_size == 0) batches.emplace_back().threads = threads;
+      ThreadBatch& b = batches.back();
+      cases[i].line_offset = int(std::count(b.text.begin(), b.text.end(), '\n'));
+      b.text += cases[i].program.text + "\n";
+      b.cases.push_back(i);
+    }
+  for (size_t bi = 0; bi < batches.size(); ++bi) {
+    ThreadBatch& b = batches[bi];
+    Driver driver;
+    Outcome emitted = capture([&] {
+      auto program = driver.load_text("threads_batch" + std::to_string(bi) + ".scan", b.text, verified(2));
+      if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
+      codegen::EmitOptions emit;
+      emit.stem = "threads_equivalence" + std::to_string(bi);
+      emit.single_translation_unit = true;
+      emit.threads = b.threads;
+      b.source = codegen::generate(*program, "cpu", emit).at(0).contents;
+      return std::vector<HostTensor>{};
+    });
+    if (emitted.kind != Outcome::Ok) b.failure = "emitting C++: " + emitted.error;
+  }
+  std::atomic<size_t> next{0};
+  auto build = [&] {
+    CpuJit jit(default_cache_dir(), cxx);
+    for (size_t bi; (bi = next++) < batches.size();) {
+      ThreadBatch& b = batches[bi];
+      if (!b.failure.empty()) continue;
+      Outcome built = capture([&] {
+        b.module = jit.compile_and_load(b.source);
+        return std::vector<HostTensor>{};
+      });
+      if (built.kind != Outcome::Ok) b.failure = "compiling the emitted C++: " + built.error;
+    }
+  };
+  {
+    auto other = std::async(std::launch::async, build);
+    build();
+    other.get();
+  }
+
+  int runs = 0, other_errors = 0, parallel_sources = 0;
+  for (ThreadBatch& b : batches) {
+    const std::string column = "cpu --threads " + std::to_string(b.threads);
+    if (!b.failure.empty()) {
+      fail("a batch of seeds " + std::to_string(cases[b.cases.front()].seed) + ".." +
+           std::to_string(cases[b.cases.back()].seed) + " fails on " + column + ": " + b.failure);
+      continue;
+    }
+    if (b.source.find("scangen_rt_v1::parallel_") != std::string::npos) ++parallel_sources;
+    for (size_t ci : b.cases) {
+      const Case& c = cases[ci];
+      // The batch's text puts the program at its own line offset (the same in every batch).
+      Outcome out = relocate(capture([&] { return b.module->call(c.program.fn, c.program.args); }), c.line_offset);
+      ++runs;
+      if (several_errors(c.interp[1], out)) {
+        ++other_errors;
+        continue;
+      }
+      std::string diff = difference(c.interp[1], out, Floats::Exact);
+      if (!diff.empty())
+        fail(report(c, "interpreter vs " + column + " at -O2", "interp -O2", c.interp[1], column + " -O2", out, diff));
+      else if (out.kind == Outcome::Internal)
+        fail(report(c, "internal error on " + column, "interp -O2", c.interp[1], column + " -O2", out, out.error));
+    }
+  }
+  // The test means something only if the programs have parallel loops.
+  BOOST_TEST(parallel_sources == int(batches.size()));
+  std::cout << cases.size() << " programs, " << runs << " runs on the CPU backend at 2 and 3 threads in "
+            << batches.size() << " batches (" << other_errors << " reported another of several errors); "
+            << failures << " failures. Time: " << seconds_since(start) << " s" << std::endl;
+  BOOST_TEST(failures == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Every run of every samples/**/NAME.runs.json manifest (the contract's seven examples are
 // samples/contract/), through the real CLI: `scangen run NAME.scan --backend B -OL [--fn F] ARGS`
 // for B in interp, cpu and L in 0, 2 must give the same exit status, the same stdout and the same

@@ -1,5 +1,7 @@
 # cmake -DSCANGEN=... -DSAMPLE=... -DCODECHECK=... -DCXX=... -DWORK_DIR=... [-DFP_MODE=fast
-#       "-DFP_FLAGS=<flags separated by blanks>"] -P check_emitted.cmake
+#       "-DFP_FLAGS=<flags separated by blanks>"] [-DTHREADS=N] -P check_emitted.cmake
+# (THREADS: compile for N threads, `scangen compile --threads N`: the parallel loops' lambdas in
+# the time loops are checked like any code written there.)
 if(NOT FP_MODE)
   set(FP_MODE strict)
 endif()
@@ -9,7 +11,11 @@ get_filename_component(stem ${SAMPLE} NAME_WE)
 # .scan file's directory on the include path (docs/cli.md).
 get_filename_component(sample_dir ${SAMPLE} DIRECTORY)
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${SCANGEN} compile ${SAMPLE} -o ${WORK_DIR} --fp ${FP_MODE} RESULT_VARIABLE rc ERROR_VARIABLE err)
+set(thread_args)
+if(DEFINED THREADS)
+  set(thread_args --threads ${THREADS})
+endif()
+execute_process(COMMAND ${SCANGEN} compile ${SAMPLE} -o ${WORK_DIR} --fp ${FP_MODE} ${thread_args} RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "scangen compile ${SAMPLE} failed (${rc}):\n${err}")
 endif()

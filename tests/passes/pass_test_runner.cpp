@@ -7,7 +7,8 @@
 //       with only the passes RUN names, and requires the six runs to agree (and to print what
 //       `expect=` says, if given). A test in <dir>/ must name the pass <dir> in RUN's --passes.
 //       A loop-IR test (tests/lir/<dir>/: RUN has --lir and names <dir> in --lir-passes) checks
-//       the printed loop IR, and its RESULTS run on the CUDA emulation too.
+//       the printed loop IR, and its RESULTS run on the CUDA emulation too (and, for the CPU pass
+//       `threads`, on the CPU backend compiled for 2 and 3 threads).
 //       A file marked `// XFAIL: reason` must fail (an unexpected pass is an error).
 //
 //   pass_test_runner --check-docs PASSES_DEF REWRITES_MD
@@ -542,7 +543,13 @@ std::vector<std::string> run_test(const std::string& scangen, const fs::path& fi
     // A loop-IR test's passes may be the CUDA backend's: its kernels run too (on the emulation).
     std::vector<const char*> backends{"interp", "cpu"};
     if (!t.lir_passes.empty()) backends.push_back("cuda-emulation");
-    for (const char* backend : backends) {
+    // The CPU pass `threads`: the CPU code compiled for 2 and 3 threads must agree too.
+    const bool threads_test = std::find(t.lir_passes.begin(), t.lir_passes.end(), "threads") != t.lir_passes.end();
+    if (threads_test) backends.insert(backends.end(), {"cpu --threads=2", "cpu --threads=3"});
+    for (const char* backend_and_options : backends) {
+      const std::string backend_text(backend_and_options);
+      const std::string backend = backend_text.substr(0, backend_text.find(' '));
+      const std::string thread_option = backend_text.find(' ') == std::string::npos ? "" : backend_text.substr(backend_text.find(' ') + 1);
       std::vector<std::pair<std::string, std::vector<std::string>>> levels{
           {"-O0", {"-O0"}}, {"-O2", {"-O2", "--verify-each"}}};
       if (alone) {
@@ -558,10 +565,11 @@ std::vector<std::string> run_test(const std::string& scangen, const fs::path& fi
         std::vector<std::string> a{scangen, "run", file.string()};
         a.insert(a.end(), options.begin(), options.end());
         a.insert(a.end(), {"--backend", backend});
+        if (!thread_option.empty()) a.push_back(thread_option);
         if (r.fn) a.insert(a.end(), {"--fn", *r.fn});
         a.insert(a.end(), r.args.begin(), r.args.end());
         std::cout << "$ " << command_line(a) << "\n";
-        variants.push_back({std::string(backend) + " " + level, run(a)});
+        variants.push_back({backend_text + " " + level, run(a)});
       }
     }
     auto shown = [&](const Variant& v) { return r.exit == 0 ? trim(v.result.out) : error_line(v.result.err); };
@@ -639,7 +647,7 @@ std::string string_literal(const std::string& text, size_t& pos) {
 }
 
 // The entries SCANGEN_PASS(name, function, summary, description) (SCANGEN_LIR_PASS,
-// SCANGEN_FAST_LIR_PASS and SCANGEN_CUDA_LIR_PASS in the loop IR's table): the arguments are read as
+// SCANGEN_FAST_LIR_PASS, SCANGEN_CPU_LIR_PASS and SCANGEN_CUDA_LIR_PASS in the loop IR's table): the arguments are read as
 // C tokens (adjacent string literals concatenate; comments are skipped).
 std::vector<TableEntry> read_table(const fs::path& path) {
   std::string text = read_file(path);
@@ -647,7 +655,7 @@ std::vector<TableEntry> read_table(const fs::path& path) {
   size_t pos = 0;
   // The rewrites' table (passes.def) and the loop IR's (codegen/lir_passes.def).
   const std::vector<std::string> macros = {"SCANGEN_PASS(", "SCANGEN_LIR_PASS(", "SCANGEN_FAST_LIR_PASS(",
-                                             "SCANGEN_CUDA_LIR_PASS("};
+                                           "SCANGEN_CPU_LIR_PASS(", "SCANGEN_CUDA_LIR_PASS("};
   std::string macro;
   auto skip_blank = [&](size_t& p) {
     for (;;) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -189,6 +190,58 @@ BOOST_AUTO_TEST_CASE(fast_mode_is_the_cpu_backends_and_has_its_own_cache_entry) 
   BOOST_TEST((fp_mode_from_name("fast") == FpMode::Fast));
   BOOST_TEST(fp_mode_name(FpMode::Strict) == "strict");
   BOOST_TEST(!fp_mode_from_name("fastest").has_value());
+}
+
+// JitOptions::threads: the same bits as one thread (a product, a nest of rows, a failed check);
+// part of the memo's key; bad values refused.
+BOOST_AUTO_TEST_CASE(threads_give_the_same_results_and_errors) {
+  const std::string text =
+      "fn step(x: f32[b, n], w: f32[n, n], k: i32[b, n]) -> f32[b, n] {\n"
+      "    return tanh(x @ w) * f32(pow(k, k))\n"
+      "}\n";
+  const int64_t rows = 300, n = 64;  // 300 * 64 * 64 multiply-adds: split over the threads
+  std::vector<float> x(size_t(rows * n)), w(size_t(n * n));
+  std::vector<int32_t> k(size_t(rows * n));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int64_t(i * 7919 % 1000) - 500) / 250.0f;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int64_t(i * 104729 % 1000) - 500) / 4000.0f;
+  for (size_t i = 0; i < k.size(); ++i) k[i] = int32_t(i % 3);
+  auto args = [&] { return std::vector<HostTensor>{view(x.data(), {rows, n}), view(w.data(), {n, n}), view(k.data(), {rows, n})}; };
+  JitOptions one = on(Backend::Cpu);
+  HostTensor expected = compile_source("threads.scan", text, one).call("step", args()).at(0);
+  for (int threads : {0, 2, 3}) {
+    BOOST_TEST_CONTEXT("threads " << threads) {
+      JitOptions options = one;
+      options.threads = threads;
+      Module m = compile_source("threads.scan", text, options);
+      BOOST_TEST(!m.reused());  // another key than one thread's
+      HostTensor got = m.call("step", args()).at(0);
+      BOOST_TEST(std::memcmp(got.data<float>(), expected.data<float>(), x.size() * sizeof(float)) == 0);
+      // Row 10 and the last row fail (in the first and the last chunk): row 10's error, as on one
+      // thread.
+      k[size_t(10 * n + 5)] = -3;
+      k[size_t(rows * n - 1)] = -4;
+      try {
+        m.call("step", args());
+        BOOST_FAIL("no error");
+      } catch (const ProgramError& e) {
+        BOOST_TEST(e.message() == "negative integer exponent -3");
+        BOOST_TEST(e.line() == 2);
+      }
+      k[size_t(10 * n + 5)] = int32_t((10 * n + 5) % 3);
+      k[size_t(rows * n - 1)] = int32_t((rows * n - 1) % 3);
+    }
+  }
+  JitOptions bad = one;
+  bad.threads = -1;
+  BOOST_TEST(error_of<RuntimeError>([&] { compile_source("t.scan", text, bad); }) ==
+             "JIT: threads must be from 0 (every hardware thread) to 256, got -1");
+  bad.threads = kMaxThreads + 1;
+  BOOST_TEST(error_of<RuntimeError>([&] { compile_source("t.scan", text, bad); }) ==
+             "JIT: threads must be from 0 (every hardware thread) to 256, got 257");
+  bad = on(Backend::Interpreter);
+  bad.threads = 2;
+  BOOST_TEST(error_of<RuntimeError>([&] { compile_source("t.scan", text, bad); }) ==
+             "JIT: threads applies to Backend::Cpu, not to interp");
 }
 
 BOOST_AUTO_TEST_CASE(a_changed_file_is_compiled_again) {

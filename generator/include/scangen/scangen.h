@@ -45,12 +45,18 @@ inline constexpr Backend kAllBackends[] = {Backend::Interpreter, Backend::Cpu, B
 std::string_view backend_name(Backend backend);
 std::optional<Backend> backend_from_name(std::string_view name);
 
+// The most threads compiled CPU code runs on (JitOptions::threads, --threads).
+inline constexpr int kMaxThreads = 256;
+
 struct JitOptions {
   Backend backend = Backend::Cpu;
   int opt_level = 2;                         // 0: no rewrites; 2: all of them
   // Backend::Cpu only: FpMode::Fast trades the interpreter's bits for speed (scangen/fp_mode.h);
   // the other backends reject it (RuntimeError).
   FpMode fp_mode = FpMode::Strict;
+  // Backend::Cpu: the threads the compiled code runs on, 1 to kMaxThreads, or 0 for every hardware
+  // thread; SCANGEN_NUM_THREADS, when set, overrides it at run time (docs/jit.md).
+  int threads = 1;
   std::vector<std::string> disabled_passes;  // rewrites to skip (`scangen ir --list-passes`)
   bool verify_each = false;                  // run the IR verifier after every rewrite
   // Searched for `import "..."` headers after the .scan file's own directory.

@@ -126,6 +126,11 @@ PipelineOptions pipeline_options(const JitOptions& options) {
   if (options.fp_mode != FpMode::Strict && options.backend != Backend::Cpu)
     throw RuntimeError("JIT: fp_mode " + std::string(fp_mode_name(options.fp_mode)) + " is for the cpu backend only (" +
                        std::string(backend_name(options.backend)) + " computes the interpreter's results: strict)");
+  if (options.threads < 0 || options.threads > kMaxThreads)
+    throw RuntimeError("JIT: threads must be from 0 (every hardware thread) to " + std::to_string(kMaxThreads) +
+                       ", got " + std::to_string(options.threads));
+  if (options.threads != 1 && options.backend != Backend::Cpu)
+    throw RuntimeError("JIT: threads applies to Backend::Cpu, not to " + std::string(backend_name(options.backend)));
   PipelineOptions p(options.opt_level);
   p.disabled_passes.insert(options.disabled_passes.begin(), options.disabled_passes.end());
   p.verify_each = options.verify_each;
@@ -156,6 +161,7 @@ std::shared_ptr<detail::ModuleState> build(const std::string& name, std::string_
     emit.single_translation_unit = true;
     emit.cuda_emulation = backend.cuda_emulation;
     emit.fp_mode = options.fp_mode;
+    emit.threads = options.threads;
     files = codegen::generate(state->program, backend.codegen_backend, emit);
   }
   state->runner = backend.make(state->program, files, options);

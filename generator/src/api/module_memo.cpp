@@ -40,6 +40,7 @@ std::string memo_key(const std::string& name, std::string_view text, const JitOp
   field(key, backend);
   field(key, std::to_string(options.opt_level));
   field(key, fp_mode_name(options.fp_mode));
+  field(key, "threads=" + std::to_string(options.threads));
   for (const std::string& pass : options.disabled_passes) field(key, "-" + pass);
   field(key, options.verify_each ? "verify" : "");
   for (const fs::path& dir : options.include_dirs) field(key, "I" + dir.string());

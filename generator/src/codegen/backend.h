@@ -22,6 +22,9 @@ struct EmitOptions {
   // Fast: the loop IR's fast passes run (lir_passes.def); the CPU backend only (the CUDA backend
   // rejects it).
   FpMode fp_mode = FpMode::Strict;
+  // CPU: the threads the code runs on (1: none of the pool; 0: every hardware thread), planned by
+  // the CPU pass `threads` (lir_passes.def).
+  int threads = 1;
 };
 
 struct EmittedFile {

@@ -169,6 +169,14 @@ void CppPrinter::print_store(const lir::Stmt& s, int indent, std::ostringstream&
 
 void CppPrinter::print_for(const lir::Stmt& s, int indent, std::ostringstream& os) {
   std::string pad(size_t(indent), ' ');
+  if (s.loop == lir::LoopKind::Parallel) {
+    // The body is a lambda the pool calls once per chunk (templates/cpu/scangen_cpu_threads.h).
+    os << pad << "scangen_rt_v1::parallel_for(" << s.threads << ", " << expr(s.begin, true) << ", " << expr(s.end, true)
+       << ", " << expr(s.grain, true) << ", " << s.alignment << ", [&](int64_t " << s.var << ", int64_t " << s.chunk_end << ") {\n";
+    body(s.body, indent + 2, os);
+    os << pad << "});\n";
+    return;
+  }
   if (s.loop == lir::LoopKind::Vector) os << pad << "SCANGEN_IVDEP\n";
   // Fast mode: the compiler may split the reduction into partial sums (needs -fopenmp-simd).
   if (!s.reduction_var.empty())

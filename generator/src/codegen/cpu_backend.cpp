@@ -8,6 +8,7 @@
 #include "codegen/backend.h"
 #include "codegen/cpp_printer.h"
 #include "codegen/cpp_names.h"
+#include "codegen/lir_passes.h"
 #include "ir/import_shim.h"
 #include "support/check.h"
 
@@ -32,8 +33,15 @@ class CpuBackend : public Backend {
  public:
   const char* name() const override { return "cpu"; }
 
-  std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& module,
+  std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& lowered,
                                 const EmitOptions& options) const override {
+    lir::Module module = lowered;
+    // The CPU passes replace statements of the body, which other backends print as they are.
+    for (lir::Function& f : module.functions) {
+      f.body = lir::clone(*f.body);
+      f.threads = options.threads;
+    }
+    run_lir_passes(module, LirStage::Cpu);
     std::string header = print_header(program, module, options);
     std::string source = print_source(program, module, options, header);
     if (options.single_translation_unit) return {{options.stem + ".cpp", source}};
@@ -76,6 +84,7 @@ class CpuBackend : public Backend {
     os << embedded::file("cpu/scangen_cpu_matmul.h") << "\n";
     // The fast floating-point mode's kernel and vectorizable math functions, which its passes call.
     if (module.fp_mode == FpMode::Fast) os << embedded::file("cpu/scangen_cpu_fast.h") << "\n";
+    if (uses_threads(module)) os << embedded::file("cpu/scangen_cpu_threads.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\nnamespace {\n\nnamespace sg = scangen::scalar_v1;\n\n";
     for (size_t f = 0; f < module.functions.size(); ++f) print_impl(program.functions[f], module.functions[f], os);
     os << "}  // namespace\n\n";
@@ -98,6 +107,14 @@ class CpuBackend : public Backend {
     for (const ir::ImportRef& import : imports)
       os << (o.single_translation_unit ? ir::jit_include_lines(*import) : "#include \"" + import->spelling + "\"\n");
     os << "\n";
+  }
+
+  // Whether a function calls the thread pool (code for one thread does not include it, so its
+  // text, and the goldens, stay as they were).
+  static bool uses_threads(const lir::Module& module) {
+    for (const lir::Function& f : module.functions)
+      if (f.threads != 1) return true;
+    return false;
   }
 
   static void print_impl(const ir::Function& fn, const lir::Function& lf, std::ostringstream& os) {

@@ -77,6 +77,7 @@ class CudaPrinter : public CppPrinter {
 
   void print_for(const Stmt& s, int indent, std::ostringstream& os) override {
     std::string pad(size_t(indent), ' ');
+    SCANGEN_CHECK(s.loop != lir::LoopKind::Parallel, "a loop of the CPU thread pool in the loop IR of a CUDA kernel");
     if (s.loop == lir::LoopKind::Vector && element_depth_ == 0) {
       // A thread runs few iterations of an element loop: unrolling it would only make the kernel
       // larger and slower to compile.

@@ -23,7 +23,19 @@ struct Nest {
 
 class Flattener {
  public:
-  explicit Flattener(lir::Function& f) : pointers_(lir::pointer_lets(*f.body)), polys_(*f.body) {}
+  explicit Flattener(const lir::Function& f) : pointers_(lir::pointer_lets(*f.body)), polys_(*f.body) {}
+
+  // Whether `rows` is a nest whose elements touch only their own addresses (into `nest`).
+  bool independent(const Stmt& rows, Nest& nest) const {
+    if (auto b = lir::const_int(rows.begin); !b || *b != 0) return false;
+    nest.defined.insert(rows.var);
+    if (!collect(rows.body, nest) || nest.elements.empty()) return false;
+    std::vector<std::string> extent_reads;
+    lir::collect_reads(nest.extent, extent_reads);
+    for (const std::string& r : extent_reads)
+      if (nest.defined.count(r)) return false;
+    return owned(rows, nest);
+  }
 
   int run(std::vector<StmtRef>& body) {
     int n = 0;
@@ -123,15 +135,8 @@ class Flattener {
   }
 
   StmtRef try_flatten(const Stmt& rows) {
-    if (auto b = lir::const_int(rows.begin); !b || *b != 0) return nullptr;
     Nest nest;
-    nest.defined.insert(rows.var);
-    if (!collect(rows.body, nest) || nest.elements.empty()) return nullptr;
-    std::vector<std::string> extent_reads;
-    lir::collect_reads(nest.extent, extent_reads);
-    for (const std::string& r : extent_reads)
-      if (nest.defined.count(r)) return nullptr;
-    if (!owned(rows, nest)) return nullptr;
+    if (!independent(rows, nest)) return nullptr;
 
     // for (e < rows * n) { o = e / n; ...; j = e - o * n; ... }
     const bool single = lir::const_int(nest.extent) == 1;
@@ -207,6 +212,12 @@ class Flattener {
 };
 
 }  // namespace
+
+lir::ExprRef independent_element_nest(const lir::Function& f, const lir::Stmt& rows) {
+  if (rows.kind != StmtKind::For || rows.loop != lir::LoopKind::Serial) return nullptr;
+  Nest nest;
+  return Flattener(f).independent(rows, nest) ? nest.extent : nullptr;
+}
 
 int flatten_element_nests(lir::Function& f) {
   Flattener x(f);

@@ -17,6 +17,10 @@
 
 namespace scangen::codegen {
 
+// Whether the serial loop `rows` of `f` is such a nest: the extent n of its element loops, or null
+// (the CPU's threads pass runs the rows of such a nest on different threads).
+lir::ExprRef independent_element_nest(const lir::Function& f, const lir::Stmt& rows);
+
 // Flattens every such nest of `f` outside element loops, innermost first; returns how many.
 int flatten_element_nests(lir::Function& f);
 

@@ -15,7 +15,7 @@ using lir::StmtRef;
 
 class Interchange {
  public:
-  explicit Interchange(lir::Function& f) : pointers_(lir::pointer_lets(*f.body)), polys_(*f.body) {}
+  explicit Interchange(const lir::Function& f) : pointers_(lir::pointer_lets(*f.body)), polys_(*f.body) {}
 
   int run(std::vector<StmtRef>& body) {
     int n = 0;
@@ -43,7 +43,10 @@ class Interchange {
     return offset && row && poly_divisible(*offset, *row);
   }
 
-  StmtRef try_interchange(const Stmt& time) {
+ public:
+  // The lanes of a time loop whose steps are element loops over them, each lane touching only its
+  // own element of what the loop writes; null if it is not one.
+  ExprRef lanes_of(const Stmt& time) const {
     ExprRef lanes;
     std::set<std::string> defined;  // names the step defines
     std::vector<const Stmt*> element_loops;
@@ -102,6 +105,13 @@ class Interchange {
         if (e->kind == StmtKind::Store && !own_element(e->var, e->index)) return nullptr;
       }
     }
+    return lanes;
+  }
+
+ private:
+  StmtRef try_interchange(const Stmt& time) {
+    ExprRef lanes = lanes_of(time);
+    if (!lanes) return nullptr;
     // for (lane) { for (step) { lets; per loop: const i = lane; body } }
     // A support name: no .scan name becomes it.
     StmtRef lane_loop = lir::for_stmt("scangen_lane", lir::i64(0), lanes, lir::LoopKind::Vector);
@@ -125,6 +135,11 @@ class Interchange {
 };
 
 }  // namespace
+
+lir::ExprRef independent_lanes(const lir::Function& f, const lir::Stmt& time) {
+  if (time.kind != StmtKind::For || time.loop != lir::LoopKind::Time) return nullptr;
+  return Interchange(f).lanes_of(time);
+}
 
 int interchange_lanes(lir::Function& f) {
   Interchange x(f);

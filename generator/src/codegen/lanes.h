@@ -9,6 +9,10 @@
 
 namespace scangen::codegen {
 
+// Whether the time loop `time` of `f` is such a loop: its lane count N, or null (the CPU's threads
+// pass gives each thread a band of the lanes for all the steps).
+lir::ExprRef independent_lanes(const lir::Function& f, const lir::Stmt& time);
+
 // Rewrites every such time loop of `f` (outside other element loops); returns how many.
 int interchange_lanes(lir::Function& f);
 

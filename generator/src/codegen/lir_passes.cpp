@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/cpu_threads.h"
 #include "codegen/cuda_barriers.h"
 #include "codegen/cuda_plan.h"
 #include "codegen/element_nests.h"
@@ -41,9 +42,11 @@ const std::vector<LirPassInfo>& lir_pass_table() {
   static const std::vector<LirPassInfo> table = {
 #define SCANGEN_LIR_PASS(name, function, summary, description) {name, LirStage::Lowering, function, summary},
 #define SCANGEN_FAST_LIR_PASS(name, function, summary, description) {name, LirStage::Fast, function, summary},
+#define SCANGEN_CPU_LIR_PASS(name, function, summary, description) {name, LirStage::Cpu, function, summary},
 #define SCANGEN_CUDA_LIR_PASS(name, function, summary, description) {name, LirStage::Cuda, function, summary},
 #include "codegen/lir_passes.def"
 #undef SCANGEN_CUDA_LIR_PASS
+#undef SCANGEN_CPU_LIR_PASS
 #undef SCANGEN_FAST_LIR_PASS
 #undef SCANGEN_LIR_PASS
   };

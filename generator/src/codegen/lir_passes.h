@@ -1,5 +1,5 @@
 // The pipeline of loop-IR passes (lir_passes.def): those that run for every backend after the
-// lowering, then those of the CUDA backend's kernels. `scangen ir --lir` prints the loop IR after
+// lowering, then those of the CPU backend's functions or of the CUDA backend's kernels. `scangen ir --lir` prints the loop IR after
 // them, or after each with --print-after-all.
 #pragma once
 
@@ -14,6 +14,7 @@ namespace scangen::codegen {
 enum class LirStage {
   Lowering,  // every backend
   Fast,      // the fast floating-point mode (CPU backend only)
+  Cpu,       // the CPU backend's functions
   Cuda,      // the CUDA backend's kernels
 };
 

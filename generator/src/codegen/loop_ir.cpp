@@ -314,6 +314,16 @@ StmtRef for_stmt(std::string var, ExprRef begin, ExprRef end, LoopKind kind, std
   return s;
 }
 
+StmtRef parallel_stmt(std::string var, std::string chunk_end, ExprRef begin, ExprRef end, ExprRef grain,
+                      int64_t alignment, int threads, std::vector<StmtRef> body) {
+  StmtRef s = for_stmt(std::move(var), std::move(begin), std::move(end), LoopKind::Parallel, std::move(body));
+  s->chunk_end = std::move(chunk_end);
+  s->grain = std::move(grain);
+  s->alignment = alignment;
+  s->threads = threads;
+  return s;
+}
+
 StmtRef if_stmt(ExprRef cond, std::vector<StmtRef> then_body) {
   StmtRef s = stmt(StmtKind::If);
   s->cond = std::move(cond);

@@ -114,6 +114,10 @@ enum class LoopKind : uint8_t {
   Serial,
   Vector,  // an innermost loop over contiguous elements with no carried dependence
   Time,    // the step loop of a scan (var is named step...)
+  // Made only by the CPU pass `threads` (cpu_threads.h): [begin, end) is split into contiguous
+  // chunks spread over the thread pool; the body runs once per chunk, with `var` bound to the
+  // chunk's first iteration and `chunk_end` to one past its last (on one thread: [begin, end)).
+  Parallel,
 };
 
 // A piece of an error message: text, or the decimal value of an i64 expression.
@@ -146,6 +150,13 @@ struct Stmt {
   std::string reduction_var;
   BinaryOp reduction_op = BinaryOp::Add;
   std::string text;
+  // For of kind Parallel: the variable bound to the end of the chunk, the fewest iterations
+  // worth a thread (an i64 expression), chunk boundaries this many iterations apart, and the
+  // threads asked for.
+  std::string chunk_end;
+  ExprRef grain;
+  int64_t alignment = 1;
+  int threads = 1;
 };
 
 // ---- statement factories (one per kind; what each field means is above)
@@ -158,6 +169,9 @@ StmtRef decl_stmt(std::string var, ExprRef init);
 StmtRef assign_stmt(std::string var, ExprRef value);
 StmtRef store_stmt(std::string pointer, ExprRef index, ExprRef value);
 StmtRef for_stmt(std::string var, ExprRef begin, ExprRef end, LoopKind kind, std::vector<StmtRef> body = {});
+// A loop of kind Parallel over [begin, end): its body runs once per chunk [var, chunk_end).
+StmtRef parallel_stmt(std::string var, std::string chunk_end, ExprRef begin, ExprRef end, ExprRef grain,
+                      int64_t alignment, int threads, std::vector<StmtRef> body = {});
 StmtRef if_stmt(ExprRef cond, std::vector<StmtRef> then_body = {});
 StmtRef break_stmt();
 StmtRef check_stmt(ExprRef cond, int line, int col, std::vector<MessagePart> message);
@@ -210,6 +224,9 @@ struct Function {
   std::vector<StorageDecl> storages;
   StmtRef body;
   KernelPlan kernel;
+  // The threads the CPU code is compiled for (--threads; 0: every hardware thread), which the
+  // CPU pass `threads` spreads loops over. 1: no parallel loop.
+  int threads = 1;
 };
 
 struct Module {

@@ -59,6 +59,7 @@ const char* loop_kind_text(LoopKind k) {
     case LoopKind::Serial: return "serial";
     case LoopKind::Vector: return "vector";
     case LoopKind::Time: return "time";
+    case LoopKind::Parallel: return "parallel";
   }
   SCANGEN_UNREACHABLE("unknown loop kind");
 }
@@ -113,8 +114,11 @@ void print_stmt(const Stmt& s, int indent, std::ostringstream& os) {
     case StmtKind::For:
       os << pad << "for " << s.var << " in [" << expr_text(s.begin) << ", " << expr_text(s.end) << ") "
          << loop_kind_text(s.loop)
-         << (s.reduction_var.empty() ? "" : std::string(" reduction ") + ir::binary_op_name(s.reduction_op) + " into " + s.reduction_var)
-         << " {\n";
+         << (s.reduction_var.empty() ? "" : std::string(" reduction ") + ir::binary_op_name(s.reduction_op) + " into " + s.reduction_var);
+      if (s.loop == LoopKind::Parallel)
+        os << " chunks [" << s.var << ", " << s.chunk_end << ") threads " << s.threads << " grain " << expr_text(s.grain)
+           << " alignment " << s.alignment;
+      os << " {\n";
       print_body(s.body, indent + 2, os);
       os << pad << "}\n";
       return;
