@@ -192,8 +192,8 @@ BOOST_AUTO_TEST_CASE(fast_mode_is_the_cpu_backends_and_has_its_own_cache_entry) 
   BOOST_TEST(!fp_mode_from_name("fastest").has_value());
 }
 
-// JitOptions::threads: the same bits as one thread (a product, a nest of rows, a failed check);
-// part of the memo's key; bad values refused.
+// JitOptions::threads: the same bits as one thread (a product, a nest of rows, a failed check), in
+// the strict and in the fast floating-point mode; part of the memo's key; bad values refused.
 BOOST_AUTO_TEST_CASE(threads_give_the_same_results_and_errors) {
   const std::string text =
       "fn step(x: f32[b, n], w: f32[n, n], k: i32[b, n]) -> f32[b, n] {\n"
@@ -207,30 +207,34 @@ BOOST_AUTO_TEST_CASE(threads_give_the_same_results_and_errors) {
   for (size_t i = 0; i < k.size(); ++i) k[i] = int32_t(i % 3);
   auto args = [&] { return std::vector<HostTensor>{view(x.data(), {rows, n}), view(w.data(), {n, n}), view(k.data(), {rows, n})}; };
   JitOptions one = on(Backend::Cpu);
-  HostTensor expected = compile_source("threads.scan", text, one).call("step", args()).at(0);
-  for (int threads : {0, 2, 3}) {
-    BOOST_TEST_CONTEXT("threads " << threads) {
-      JitOptions options = one;
-      options.threads = threads;
-      Module m = compile_source("threads.scan", text, options);
-      BOOST_TEST(!m.reused());  // another key than one thread's
-      HostTensor got = m.call("step", args()).at(0);
-      BOOST_TEST(std::memcmp(got.data<float>(), expected.data<float>(), x.size() * sizeof(float)) == 0);
-      // Row 10 and the last row fail (in the first and the last chunk): row 10's error, as on one
-      // thread.
-      k[size_t(10 * n + 5)] = -3;
-      k[size_t(rows * n - 1)] = -4;
-      try {
-        m.call("step", args());
-        BOOST_FAIL("no error");
-      } catch (const ProgramError& e) {
-        BOOST_TEST(e.message() == "negative integer exponent -3");
-        BOOST_TEST(e.line() == 2);
+  for (FpMode fp : {FpMode::Strict, FpMode::Fast}) {
+    one.fp_mode = fp;
+    HostTensor expected = compile_source("threads.scan", text, one).call("step", args()).at(0);
+    for (int threads : {0, 2, 3}) {
+      BOOST_TEST_CONTEXT("fp " << fp_mode_name(fp) << ", threads " << threads) {
+        JitOptions options = one;
+        options.threads = threads;
+        Module m = compile_source("threads.scan", text, options);
+        BOOST_TEST(!m.reused());  // another key than one thread's
+        HostTensor got = m.call("step", args()).at(0);
+        BOOST_TEST(std::memcmp(got.data<float>(), expected.data<float>(), x.size() * sizeof(float)) == 0);
+        // Row 10 and the last row fail (in the first and the last chunk): row 10's error, as on one
+        // thread.
+        k[size_t(10 * n + 5)] = -3;
+        k[size_t(rows * n - 1)] = -4;
+        try {
+          m.call("step", args());
+          BOOST_FAIL("no error");
+        } catch (const ProgramError& e) {
+          BOOST_TEST(e.message() == "negative integer exponent -3");
+          BOOST_TEST(e.line() == 2);
+        }
+        k[size_t(10 * n + 5)] = int32_t((10 * n + 5) % 3);
+        k[size_t(rows * n - 1)] = int32_t((rows * n - 1) % 3);
       }
-      k[size_t(10 * n + 5)] = int32_t((10 * n + 5) % 3);
-      k[size_t(rows * n - 1)] = int32_t((rows * n - 1) % 3);
     }
   }
+  one.fp_mode = FpMode::Strict;
   JitOptions bad = one;
   bad.threads = -1;
   BOOST_TEST(error_of<RuntimeError>([&] { compile_source("t.scan", text, bad); }) ==
