@@ -346,6 +346,11 @@ StmtRef alloc_stmt(std::string var, DType elem, std::string storage, ExprRef cou
   return s;
 }
 
+void lend_caller_memory(Stmt& alloc, ExprRef into, ExprRef out, ExprRef capacity) {
+  alloc.cond = std::move(into);
+  alloc.args = {std::move(out), std::move(capacity)};
+}
+
 StmtRef grow_stmt(std::string var, std::string storage, ExprRef count, ExprRef keep, int line, int col,
                   std::vector<MessagePart> failure) {
   StmtRef s = stmt(StmtKind::Grow);

@@ -443,6 +443,9 @@ Tensor ScanLowering::result(int i) {
     t.dims.push_back(taken_);
     t.data = F.let_pointer(name + "_results", store.base, lir::mul(lir::i64(store.prefix), store.row_size), true);
     t.storage = store.storage;
+    // Without init rows before them and with room for exactly the steps, the rows are the whole
+    // buffer (a state's init rows come first; `until` grows the buffer past the steps taken).
+    t.whole = store.prefix == 0 && !info_.has_until;
   } else if (store.kind == RowStore::Kind::Ring && store.window > 0) {
     // The last min(taken, window) rows, in iteration order.
     ExprRef rows = F.let(name + "_rows", lir::min(taken_, lir::i64(store.window)));
