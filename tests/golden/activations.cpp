@@ -713,21 +713,22 @@ void rnn_impl(const double* x, int64_t x_d0, int64_t x_d1, const double* W, int6
     if (!(result0_out_d0 == x_d0)) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn': dimension 0 is ", int64_t{result0_out_d0}, " but k = ", int64_t{x_d0}, " (dimension 0 of 'x')");
     if (!(result0_out_d1 == x_d1)) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn': dimension 1 is ", int64_t{result0_out_d1}, " but n = ", int64_t{x_d1}, " (dimension 1 of 'x')");
   }
+  const int64_t out_count = result0_out_d0 * result0_out_d1;
   // scan at 6:13
   if (!(((x_d0 == 0) || (x_d1 == 0)) || ((576460752303423488 >= x_d0) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= x_d0)))) scangen_rt_v1::fail(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
-  if (!((((x_d0 + 1) == 0) || (x_d1 == 0)) || ((576460752303423488 >= (x_d0 + 1)) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= (x_d0 + 1))))) scangen_rt_v1::fail(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
-  const int64_t count_6 = (x_d0 + 1) * x_d1;
-  double* __restrict const h = h_storage.ensure(count_6);
+  double* __restrict const h = into ? h_storage.lend(result0_out, out_count, count) : h_storage.ensure(count);
   if (!h) scangen_rt_v1::fail(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], ", int64_t{(count * 8)}, " bytes)");
-  scangen_rt_v1::copy(h, h0, x_d1);
   double* __restrict const product = product_storage.ensure(x_d1);
   if (!product) scangen_rt_v1::fail(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], ", int64_t{(x_d1 * 8)}, " bytes)");
   for (int64_t step = 0; step < x_d0; ++step) {
     const double* __restrict const x_t = x + (step * x_d1);
-    const int64_t row = step + 1;
-    double* __restrict const h_t = h + (row * x_d1);
-    const int64_t row_2 = (step - 1) + 1;
-    const double* __restrict const h_m1 = h + (row_2 * x_d1);
+    double* __restrict const h_t = h + (step * x_d1);
+    const int64_t row = step - 1;
+    const int64_t kept_row = sg::max<int64_t>(row, 0);
+    const int64_t init_row = sg::min<int64_t>(row, -1) + 1;
+    const double* __restrict const h_row_m1 = h + (kept_row * x_d1);
+    const double* __restrict const h_init_m1 = h0 + (init_row * x_d1);
+    const double* __restrict const h_m1 = ((row >= 0) ? h_row_m1 : h_init_m1);
     if (!(576460752303423488 >= x_d1)) scangen_rt_v1::fail(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
     scangen_rt_v1::matmul(product, h_m1, W, 1, x_d1, x_d1);
     SCANGEN_IVDEP
@@ -735,12 +736,8 @@ void rnn_impl(const double* x, int64_t x_d0, int64_t x_d1, const double* W, int6
       h_t[i] = scangen_export::softsign((product[i] + x_t[i]));
     }
   }
-  double* __restrict const h_results = h + x_d1;
-  if (into) {
-    scangen_rt_v1::copy(result0_out, h_results, count);
-  }
   if (!into) {
-    result0 = scangen::Tensor<double>::adopt(h_storage.release(), h_results, {x_d0, x_d1});
+    result0 = scangen::Tensor<double>::adopt(h_storage.release(), h, {x_d0, x_d1});
   }
 }
 

@@ -868,22 +868,17 @@ __device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64
       return;
     }
   }
+  const int64_t out_count = result0_out_d0 * result0_out_d1;
   // scan at 6:13
   if (!(((x_d0 == 0) || (x_d1 == 0)) || ((576460752303423488 >= x_d0) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= x_d0)))) {
     ctx.fail_uniform(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
     return;
   }
-  if (!((((x_d0 + 1) == 0) || (x_d1 == 0)) || ((576460752303423488 >= (x_d0 + 1)) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= (x_d0 + 1))))) {
-    ctx.fail_uniform(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
-    return;
-  }
-  const int64_t count_6 = (x_d0 + 1) * x_d1;
-  double* const h = h_storage.ensure(ctx, count_6);
+  double* const h = into ? h_storage.lend(ctx, result0_out, out_count, count) : h_storage.ensure(ctx, count);
   if (!h) {
     ctx.arena_full(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], ", int64_t{(count * 8)}, " bytes)");
     return;
   }
-  sgc::copy(ctx, h, h0, x_d1);
   double* const product = product_storage.ensure(ctx, x_d1);
   if (!product) {
     ctx.arena_full(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], ", int64_t{(x_d1 * 8)}, " bytes)");
@@ -891,10 +886,13 @@ __device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64
   }
   for (int64_t step = 0; step < x_d0; ++step) {
     const double* const x_t = x + (step * x_d1);
-    const int64_t row = step + 1;
-    double* const h_t = h + (row * x_d1);
-    const int64_t row_2 = (step - 1) + 1;
-    const double* const h_m1 = h + (row_2 * x_d1);
+    double* const h_t = h + (step * x_d1);
+    const int64_t row = step - 1;
+    const int64_t kept_row = sg::max<int64_t>(row, 0);
+    const int64_t init_row = sg::min<int64_t>(row, -1) + 1;
+    const double* const h_row_m1 = h + (kept_row * x_d1);
+    const double* const h_init_m1 = h0 + (init_row * x_d1);
+    const double* const h_m1 = ((row >= 0) ? h_row_m1 : h_init_m1);
     if (!(576460752303423488 >= x_d1)) {
       ctx.fail_uniform(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
       return;
@@ -906,12 +904,8 @@ __device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64
     }
     ctx.barrier();
   }
-  double* const h_results = h + x_d1;
-  if (into) {
-    sgc::copy(ctx, result0_out, h_results, count);
-  }
   if (!into) {
-    ctx.result(0, h_results, x_d0, x_d1);
+    ctx.result(0, h, x_d0, x_d1);
   }
   ctx.finish();
 }
@@ -1557,7 +1551,6 @@ scangen::cuda::DeviceTensor<double> rnn(scangen::cuda::DeviceTensorRef<const dou
       scangen_cuda_host_v1::tensor_arg(h0, SCANGEN_DTYPE_F64)};
   long long scangen_width = 1;
   scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, x.dim(1)}));
-  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, x.dim(0), x.dim(1)}));
   // The arena to start with: the most a call used so far.
   static std::atomic<unsigned long long> scangen_arena_hint{0};
   unsigned long long scangen_hint = scangen_arena_hint.load();
@@ -1580,7 +1573,6 @@ void rnn(scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTe
   const std::vector<scangen_cuda_tensor> scangen_outs = {scangen_cuda_host_v1::out_record(out, SCANGEN_DTYPE_F64)};
   long long scangen_width = 1;
   scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, x.dim(1)}));
-  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, x.dim(0), x.dim(1)}));
   // The arena to start with: the most a call used so far.
   static std::atomic<unsigned long long> scangen_arena_hint{0};
   unsigned long long scangen_hint = scangen_arena_hint.load();

@@ -472,9 +472,14 @@ bool defines_var(StmtKind kind) {
   return false;
 }
 
+const Expr& pointer_base(const Stmt& let) {
+  const Expr& v = *let.value;
+  return v.kind == ExprKind::Select ? *v.b : v;
+}
+
 std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer) {
   std::string p = pointer;
-  for (auto it = lets.find(p); it != lets.end(); it = lets.find(p)) p = it->second->value->name;
+  for (auto it = lets.find(p); it != lets.end(); it = lets.find(p)) p = pointer_base(*it->second).name;
   return p;
 }
 

@@ -242,6 +242,10 @@ bool has_load(const ExprRef& e);
 void collect_loads(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>>& out);
 // The pointer lets of a statement tree (a pointer derived from another: value + index), by name.
 std::map<std::string, const Stmt*> pointer_lets(const Stmt& s);
+// The pointer a pointer let derives from: its value, or for a choice between two pointers (a
+// state's row `t - k` or, in the first steps, its init row: ScanLowering::bind_states) the first,
+// the rows the loop writes (the other is only read).
+const Expr& pointer_base(const Stmt& let);
 // The buffer (an allocation or a parameter) `pointer` points into, through `lets`.
 std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer);
 // Whether a statement of this kind binds its `var` (a let, declaration, assignment, loop variable or

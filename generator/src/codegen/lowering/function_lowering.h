@@ -54,6 +54,14 @@ class FunctionLowering {
     return lir::ptr_var(s->var, base->type);
   }
 
+  // const p = cond ? a : b, two read-only pointers; the loop IR's analyses take it for a pointer
+  // into a's buffer (lir::pointer_base), which the caller makes the one the loop writes.
+  ExprRef choose_pointer(const std::string& hint, ExprRef cond, const ExprRef& a, const ExprRef& b) {
+    StmtRef s = lir::let_pointer_stmt(names.fresh(hint), lir::select(std::move(cond), a, b), nullptr, false);
+    emit(s);
+    return lir::ptr_var(s->var, a->type);
+  }
+
   ExprRef decl(const std::string& hint, ExprRef init) {
     StmtRef s = lir::decl_stmt(names.fresh(hint), std::move(init));
     emit(s);
