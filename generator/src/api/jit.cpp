@@ -61,6 +61,9 @@ class CudaEmulationRunner final : public detail::Runner {
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
     return emulation_.call(fn, args);
   }
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) override {
+    emulation_.call_into(fn, args, outs);
+  }
   bool concurrent() const override { return false; }  // one arena per module
 
  private:
@@ -75,6 +78,9 @@ class CudaRunner final : public detail::Runner {
                  options.cuda_cache_dir.empty() ? CudaCompiler() : CudaCompiler(options.cuda_cache_dir)) {}
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
     return program_.call(fn, args);
+  }
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) override {
+    program_.call_into(fn, args, outs);
   }
   bool concurrent() const override { return false; }  // one arena per module
 
