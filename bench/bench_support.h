@@ -66,12 +66,19 @@ inline void add_default_flags(std::vector<char*>& args) {
   args.insert(args.begin() + 1, {repetitions, interleave, aggregates});
 }
 
-// The main of a comparison: freed result buffers stay in the heap for every side (so that the runs
-// time the loops, not the kernel zeroing fresh pages), the default flags, the runs, then `report`
-// with each benchmark's time.
-template <class Report> int run_comparison(int argc, char** argv, Report report) {
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+// What the heap does with the large blocks that results free. `keep_freed_blocks`: they stay in
+// the heap for every side, so that the runs time the loops, not the kernel zeroing fresh pages (a
+// comparison of loops that both allocate alike). `as_is`: glibc's defaults (large blocks are mapped
+// and unmapped per call), what a program gets, so an allocating call pays for its fresh memory.
+enum class Heap { keep_freed_blocks, as_is };
+
+// The main of a comparison: the heap's policy, the default flags, the runs, then `report` with each
+// benchmark's time.
+template <class Report> int run_comparison(int argc, char** argv, Report report, Heap heap = Heap::keep_freed_blocks) {
+  if (heap == Heap::keep_freed_blocks) {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
   std::vector<char*> args(argv, argv + argc);
   add_default_flags(args);
   argc = int(args.size());

@@ -171,9 +171,12 @@ void checkpoint_memory() {
                            scangen::TensorRef<const float>{h0.data(), {B, H}});
   };
   float loss_plain = 0, loss_checkpointed = 0;
-  auto plain = peak_mib_and_seconds([&] { loss_plain = std::apply(bench::running_loss_gradient, args()).loss; });
-  auto checkpointed = peak_mib_and_seconds(
-      [&] { loss_checkpointed = std::apply(bench::running_loss_gradient_checkpointed, args()).loss; });
+  // The generated functions are overloaded (the form writing into the caller's tensors): std::apply
+  // gets lambdas that pick the allocating one.
+  auto gradient = [](auto... a) { return bench::running_loss_gradient(a...); };
+  auto gradient_checkpointed = [](auto... a) { return bench::running_loss_gradient_checkpointed(a...); };
+  auto plain = peak_mib_and_seconds([&] { loss_plain = std::apply(gradient, args()).loss; });
+  auto checkpointed = peak_mib_and_seconds([&] { loss_checkpointed = std::apply(gradient_checkpointed, args()).loss; });
   std::printf("\ngradient of an Elman network, T = %lld, B = %lld, H = I = %lld (loss %g and %g):\n", (long long)T,
               (long long)B, (long long)H, double(loss_plain), double(loss_checkpointed));
   std::printf("  without checkpoint:  %8.1f MiB added at the peak, %.3f s\n", plain.first, plain.second);

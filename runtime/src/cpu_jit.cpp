@@ -218,10 +218,11 @@ std::shared_ptr<CpuModule> CpuModule::load_as(const std::string& name, fs::path 
     auto getter = reinterpret_cast<scangen_module_getter>(symbol);
     const scangen_module_info* info = getter();
     if (!info) throw RuntimeError("cannot load module " + origin + ": its module info is null");
-    if (info->abi_version != SCANGEN_ABI_VERSION)
+    if (info->abi_version < SCANGEN_ABI_OLDEST_VERSION || info->abi_version > SCANGEN_ABI_VERSION)
       throw RuntimeError("cannot load module " + origin +
                          ": it was built for scangen ABI version " +
-                         std::to_string(info->abi_version) + ", this runtime implements version " +
+                         std::to_string(info->abi_version) + ", this runtime implements versions " +
+                         std::to_string(SCANGEN_ABI_OLDEST_VERSION) + " to " +
                          std::to_string(SCANGEN_ABI_VERSION));
     validate_module_info(*info, origin);
     return std::shared_ptr<CpuModule>(new CpuModule(handle, info, std::move(path)));
@@ -239,8 +240,7 @@ const scangen_function_info* CpuModule::find(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<HostTensor> CpuModule::call(std::string_view fn_name,
-                                        const std::vector<HostTensor>& args) const {
+const scangen_function_info& CpuModule::find_or_throw(std::string_view fn_name) const {
   const scangen_function_info* fn = find(fn_name);
   if (!fn) {
     std::string available;
@@ -249,6 +249,13 @@ std::vector<HostTensor> CpuModule::call(std::string_view fn_name,
     throw RuntimeError("no function '" + std::string(fn_name) + "' in the module (it has: " +
                        (available.empty() ? "no functions" : available) + ")");
   }
+  return *fn;
+}
+
+// The arguments as the ABI takes them, after checks of their count, dtypes and ranks.
+std::vector<scangen_tensor> CpuModule::argument_structs(const scangen_function_info& f,
+                                                        const std::vector<HostTensor>& args) const {
+  const scangen_function_info* fn = &f;
   const std::string name(fn->name);
   if (static_cast<int64_t>(args.size()) != fn->num_args)
     throw RuntimeError("function '" + name + "' takes " + std::to_string(fn->num_args) +
@@ -276,18 +283,75 @@ std::vector<HostTensor> CpuModule::call(std::string_view fn_name,
     t.rank = arg.rank();
     t.dtype = static_cast<int32_t>(arg.dtype());
   }
+  return arg_structs;
+}
 
-  std::vector<scangen_tensor> results(static_cast<std::size_t>(fn->num_results));
-  scangen_error error{};
-  int32_t status =
-      fn->entry(arg_structs.data(), fn->num_args, results.data(), fn->num_results, &error);
+namespace {
+
+void check_status(int32_t status, scangen_error& error, const std::string& name) {
   error.message[SCANGEN_ERROR_CAPACITY - 1] = '\0';  // never trust the module to terminate it
-
   if (status == SCANGEN_USER_ERROR) throw RuntimeError(error.message, error.line, error.column);
   if (status == SCANGEN_INTERNAL_ERROR)
     throw InternalError("internal error in '" + name + "': " + std::string(error.message));
   if (status != SCANGEN_OK)
     throw InternalError("'" + name + "' returned the unknown status " + std::to_string(status));
+}
+
+}  // namespace
+
+void CpuModule::call_into(std::string_view fn_name, const std::vector<HostTensor>& args,
+                          std::vector<HostTensor>& outs) const {
+  const scangen_function_info& fn = find_or_throw(fn_name);
+  const std::string name(fn.name);
+  std::vector<scangen_tensor> arg_structs = argument_structs(fn, args);
+  const std::ptrdiff_t index = &fn - info_->functions;
+  scangen_into_entry entry =
+      info_->abi_version >= 2 && info_->into_entries ? info_->into_entries[index] : nullptr;
+  if (!entry)
+    throw RuntimeError("function '" + name + "' cannot write its results into the caller's tensors: " +
+                       (info_->abi_version < 2 ? std::string("its module was built for ABI version 1")
+                                               : std::string("its result shapes are known only while it runs")) +
+                       ": " + describe_function(fn));
+  if (static_cast<int64_t>(outs.size()) != fn.num_results)
+    throw RuntimeError("function '" + name + "' has " + std::to_string(fn.num_results) + " result" +
+                       (fn.num_results == 1 ? "" : "s") + ", got " + std::to_string(outs.size()) +
+                       " tensors for them: " + describe_function(fn));
+  std::vector<scangen_tensor> results(outs.size());
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    HostTensor& out = outs[i];
+    std::string which = "result " + std::to_string(i + 1) + " of '" + name + "'";
+    if (!out.valid()) throw RuntimeError(which + " is an empty tensor");
+    DType expected_dtype = static_cast<DType>(fn.result_dtypes[i]);
+    if (out.dtype() != expected_dtype)
+      throw RuntimeError(which + " must be " + std::string(dtype_name(expected_dtype)) + ", got " +
+                         std::string(dtype_name(out.dtype())) + ": " + describe_function(fn));
+    if (out.rank() != fn.result_ranks[i])
+      throw RuntimeError(which + " must have rank " + std::to_string(fn.result_ranks[i]) + ", got rank " +
+                         std::to_string(out.rank()) + " (shape " + shape_to_string(out.shape()) +
+                         "): " + describe_function(fn));
+    scangen_tensor& t = results[i];
+    t.data = out.raw_data();
+    t.owner = nullptr;
+    for (int d = 0; d < out.rank(); ++d) t.shape[d] = out.dim(d);
+    t.rank = out.rank();
+    t.dtype = static_cast<int32_t>(out.dtype());
+  }
+  scangen_error error{};
+  int32_t status = entry(arg_structs.data(), fn.num_args, results.data(), fn.num_results, &error);
+  check_status(status, error, name);
+}
+
+std::vector<HostTensor> CpuModule::call(std::string_view fn_name,
+                                        const std::vector<HostTensor>& args) const {
+  const scangen_function_info* fn = &find_or_throw(fn_name);
+  const std::string name(fn->name);
+  std::vector<scangen_tensor> arg_structs = argument_structs(*fn, args);
+
+  std::vector<scangen_tensor> results(static_cast<std::size_t>(fn->num_results));
+  scangen_error error{};
+  int32_t status =
+      fn->entry(arg_structs.data(), fn->num_args, results.data(), fn->num_results, &error);
+  check_status(status, error, name);
 
   ResultOwners owners(results);
   std::vector<HostTensor> out;

@@ -190,10 +190,13 @@ const CudaFunctionInfo& find_function(const std::vector<CudaFunctionInfo>& funct
   return functions[index];
 }
 
-// Checks and uploads the arguments, runs the kernel, downloads the results: for any Ops.
+// Checks and uploads the arguments, runs the kernel, downloads the results: for any Ops. With
+// `outs`, the results go there (and none is returned): the kernel gets device buffers of their
+// shapes in its result records (scangen_cuda_abi.h), whose contents are downloaded into them.
 template <class Ops>
 std::vector<HostTensor> call_kernel(Ops& ops, const CudaFunctionInfo& fn, const std::vector<HostTensor>& args,
-                                    unsigned long long& arena_hint, int& launches) {
+                                    unsigned long long& arena_hint, int& launches,
+                                    std::vector<HostTensor>* outs = nullptr) {
   if (args.size() != fn.arg_dtypes.size())
     throw RuntimeError("function '" + fn.name + "' takes " + std::to_string(fn.arg_dtypes.size()) + " argument" +
                        (fn.arg_dtypes.size() == 1 ? "" : "s") + ", got " + std::to_string(args.size()) + ": " +
@@ -231,8 +234,27 @@ std::vector<HostTensor> call_kernel(Ops& ops, const CudaFunctionInfo& fn, const 
     }
     shapes.push_back(arg.shape());
   }
-  scangen_cuda_launch_v1::Outcome out = scangen_cuda_launch_v1::run(
-      ops, structs, int(fn.result_dtypes.size()), cuda_parallel_width(fn, shapes), arena_hint, Ops::kBlockLimit);
+  std::vector<scangen_cuda_tensor> out_records;
+  if (outs) {
+    if (outs->size() != fn.result_dtypes.size())
+      throw RuntimeError("function '" + fn.name + "' has " + std::to_string(fn.result_dtypes.size()) +
+                         " results, got " + std::to_string(outs->size()) + " tensors for them: " + describe(fn));
+    for (const HostTensor& o : *outs) {
+      scangen_cuda_tensor r{};
+      r.scalar = 1;
+      r.rank = o.rank();
+      r.dtype = int(o.dtype());
+      for (int d = 0; d < o.rank(); ++d) r.shape[d] = o.dim(d);
+      if (o.rank() > 0) {
+        uploaded.addresses.push_back(ops.allocate(o.nbytes()));
+        r.data = uploaded.addresses.back();
+      }
+      out_records.push_back(r);
+    }
+  }
+  scangen_cuda_launch_v1::Outcome out =
+      scangen_cuda_launch_v1::run(ops, structs, int(fn.result_dtypes.size()), cuda_parallel_width(fn, shapes),
+                                  arena_hint, Ops::kBlockLimit, outs ? &out_records : nullptr);
   launches = out.launches;
   if (!out.ok) throw RuntimeError(out.message, out.line, out.column);
   struct Arena {
@@ -246,6 +268,16 @@ std::vector<HostTensor> call_kernel(Ops& ops, const CudaFunctionInfo& fn, const 
     if (r.rank != fn.result_ranks[i])
       throw InternalError("CUDA kernel: result " + std::to_string(i) + " has the wrong rank");
     Shape shape(r.shape, r.shape + r.rank);
+    if (outs) {
+      // In the caller's buffer (its record unchanged), or, without that form, in the arena.
+      HostTensor& o = (*outs)[i];
+      if (shape != o.shape())
+        throw RuntimeError("result " + std::to_string(i) + " of '" + fn.name + "' has shape " +
+                           shape_to_string(shape) + ", the tensor given for it has shape " + shape_to_string(o.shape()));
+      if (r.rank == 0) std::memcpy(o.raw_data(), &r.scalar, dtype_size(o.dtype()));
+      else if (o.nbytes() > 0) ops.download(o.raw_data(), r.data, o.nbytes());
+      continue;
+    }
     HostTensor t(fn.result_dtypes[i], shape);
     if (r.rank == 0) {
       std::memcpy(t.raw_data(), &r.scalar, dtype_size(t.dtype()));
@@ -278,6 +310,14 @@ std::vector<HostTensor> CudaProgram::call(std::string_view name, const std::vect
   const CudaFunctionInfo& fn = find_function(functions_, name, index);
   DriverOps ops(device_, loaded(index).module->function(fn.kernel));
   return call_kernel(ops, fn, args, arena_hints_[index], last_launches_);
+}
+
+void CudaProgram::call_into(std::string_view name, const std::vector<HostTensor>& args,
+                            std::vector<HostTensor>& outs) {
+  size_t index = 0;
+  const CudaFunctionInfo& fn = find_function(functions_, name, index);
+  DriverOps ops(device_, loaded(index).module->function(fn.kernel));
+  call_kernel(ops, fn, args, arena_hints_[index], last_launches_, &outs);
 }
 
 // ---- the emulation
@@ -354,6 +394,16 @@ std::vector<HostTensor> CudaEmulation::call(std::string_view name, const std::ve
   if (!kernel) throw InternalError("CUDA emulation: no kernel " + fn.kernel);
   EmulationOps ops(reinterpret_cast<EmulationLauncher>(launcher_), reinterpret_cast<EmulatedKernel>(kernel));
   return call_kernel(ops, fn, args, arena_hints_[index], last_launches_);
+}
+
+void CudaEmulation::call_into(std::string_view name, const std::vector<HostTensor>& args,
+                              std::vector<HostTensor>& outs) {
+  size_t index = 0;
+  const CudaFunctionInfo& fn = find_function(functions_, name, index);
+  void* kernel = module_->symbol(fn.kernel.c_str());
+  if (!kernel) throw InternalError("CUDA emulation: no kernel " + fn.kernel);
+  EmulationOps ops(reinterpret_cast<EmulationLauncher>(launcher_), reinterpret_cast<EmulatedKernel>(kernel));
+  call_kernel(ops, fn, args, arena_hints_[index], last_launches_, &outs);
 }
 
 }  // namespace scangen

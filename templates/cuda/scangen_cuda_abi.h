@@ -5,7 +5,10 @@
  *     extern "C" __global__ void scangen_kernel_<n>(scangen_cuda_launch* launch,
  *                                                   scangen_cuda_tensor* tensors);
  * Both point into one device allocation: the launch record, then the function's arguments and
- * results (tensors[0, num_args) and tensors[num_args, num_args + num_results)). The kernel runs a
+ * results (tensors[0, num_args) and tensors[num_args, num_args + num_results)). A result record
+ * the host fills before the launch with `scalar` = 1, `data` and `shape` asks for the result in
+ * that memory (the caller's; the form of the typed API with trailing result tensors); the host
+ * leaves the records zero otherwise. The kernel runs a
  * whole function; buffers it needs are carved out of the arena the host gives it. When the arena
  * is too small the kernel stops early with SCANGEN_CUDA_NEEDS_ARENA and says how many bytes it
  * needed so far; the host launches again with a larger arena (scangen_cuda_launch.h). Embedded

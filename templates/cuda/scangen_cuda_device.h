@@ -288,6 +288,13 @@ template <class T>
 __device__ inline const T* tensor_arg(const scangen_cuda_tensor& t) {
   return (const T*)t.data;
 }
+// A result record the host filled with the caller's memory (the form that writes the results
+// there): its `scalar` is 1 (scangen_cuda_abi.h).
+__device__ inline bool into_caller_memory(const scangen_cuda_tensor& result) { return result.scalar != 0; }
+template <class T>
+__device__ inline T* caller_memory(const scangen_cuda_tensor& result) {
+  return (T*)result.data;
+}
 template <class T>
 __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   T value;
@@ -330,6 +337,13 @@ class Storage {
       capacity_ = count;
     }
     return data_ ? data_ : (T*)ctx.empty();
+  }
+  // The caller's memory `p` (room for `capacity` elements) as this buffer's `count` elements: a
+  // result computed where the caller asked. Null when the room is too small, which the checks of
+  // the caller's shapes rule out before.
+  __device__ T* lend(Context& ctx, T* p, long long capacity, long long count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : (T*)ctx.empty();
   }
   // Room for `count` elements keeping the first `keep` (the results of a scan with `until`).
   __device__ T* grow(Context& ctx, long long count, long long keep) {

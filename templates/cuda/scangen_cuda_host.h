@@ -94,12 +94,13 @@ inline long long dims_product(std::initializer_list<long long> dims) {
 }
 
 // Runs `kernel`; throws scangen::Error for an error of the .scan program. The results own the
-// arena together.
+// arena together. With `outs` (out_record()), the tensor results are written there.
 inline std::pair<std::shared_ptr<void>, std::vector<scangen_cuda_tensor>> run(
     const void* kernel, cudaStream_t stream, const std::vector<scangen_cuda_tensor>& args, int num_results,
-    long long width, unsigned long long& arena_hint) {
+    long long width, unsigned long long& arena_hint, const std::vector<scangen_cuda_tensor>* outs = nullptr) {
   RuntimeOps ops(kernel, stream);
-  scangen_cuda_launch_v1::Outcome out = scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint);
+  scangen_cuda_launch_v1::Outcome out =
+      scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint, SCANGEN_CUDA_BLOCK_THREADS, outs);
   if (!out.ok) throw scangen::Error(out.message, out.line, out.column);
   std::shared_ptr<void> arena(reinterpret_cast<void*>(out.arena), [](void* p) { RuntimeOps::memory().give_back(p); });
   return {arena, out.results};
@@ -114,6 +115,44 @@ template <class T> T scalar_result(const scangen_cuda_tensor& r) {
   T value;
   std::memcpy(&value, &r.scalar, sizeof(T));
   return value;
+}
+
+// The record asking for a result in the caller's device memory (scangen_cuda_abi.h).
+template <class T> scangen_cuda_tensor out_record(const scangen::cuda::DeviceTensorRef<T>& t, int dtype) {
+  scangen_cuda_tensor r{};
+  r.data = reinterpret_cast<unsigned long long>(t.data());
+  r.scalar = 1;
+  r.rank = t.rank();
+  r.dtype = dtype;
+  for (int d = 0; d < t.rank(); ++d) r.shape[d] = t.dim(d);
+  return r;
+}
+// A scalar result stored into the caller's device memory.
+template <class T>
+void store_scalar(const scangen::cuda::DeviceTensorRef<T>& out, const scangen_cuda_tensor& r, cudaStream_t stream) {
+  T value = scalar_result<T>(r);
+  check(cudaMemcpyAsync(out.data(), &value, sizeof(T), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62).
+template <class Ref> long long span_bytes(const Ref& t, size_t element) {
+  long long bytes = (long long)element;
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (1ll << 62) / bytes ? 1ll << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+// A result written into the caller's memory must not overlap an argument or another result.
+template <class T, class U>
+void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& out, const char* other,
+                    const scangen::cuda::DeviceTensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<unsigned long long>(out.data()), b = reinterpret_cast<unsigned long long>(t.data());
+  const long long a_bytes = span_bytes(out, sizeof(T)), b_bytes = span_bytes(t, sizeof(U));
+  if (a_bytes > 0 && b_bytes > 0 && a < b + (unsigned long long)b_bytes && b < a + (unsigned long long)a_bytes)
+    throw scangen::Error(std::string(what) + " overlaps " + other + ": a result must be written to memory of its own",
+                         line, column);
 }
 
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {

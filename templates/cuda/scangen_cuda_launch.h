@@ -91,9 +91,12 @@ inline std::string error_text(const scangen_cuda_launch& launch) {
 // Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
 // is the arena to start with, and is raised to what the function used, so the next call with the
 // same shapes launches once. `block_limit`: the most threads of a block (the emulation uses few).
+// `outs`: the result records that ask for the results in the caller's memory (scangen_cuda_abi.h),
+// or null.
 template <class Ops>
 Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
-            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS) {
+            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS,
+            const std::vector<scangen_cuda_tensor>* outs = nullptr) {
   const size_t count = args.size() + size_t(num_results);
   const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
   const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);
@@ -132,6 +135,8 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
     launch->shared_capacity = shape.shared_bytes;
     launch->error_key = ~0ull;
     for (size_t i = 0; i < args.size(); ++i) tensors[i] = args[i];
+    if (outs)
+      for (size_t i = 0; i < outs->size() && i < size_t(num_results); ++i) tensors[args.size() + i] = (*outs)[i];
     ops.upload(record.address, host.data(), host.size());
     ops.launch(shape, record.address, record.address + tensors_offset);
     ++out.launches;

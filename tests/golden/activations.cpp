@@ -306,6 +306,14 @@ template <class T> class Storage {
     capacity_ = count;
     return data_;
   }
+  // The caller's memory `p`, with room for `capacity` elements, as this buffer's `count` elements:
+  // a result computed where the caller asked (the typed API's form with trailing result tensors).
+  // The storage neither owns nor frees it. Null when the caller's room is too small, which the
+  // checks of the caller's shapes rule out before.
+  T* lend(T* p, int64_t capacity, int64_t count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : reinterpret_cast<T*>(&empty_);
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);
@@ -329,6 +337,28 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
   if (have != want)
     fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
+// its shape is checked later, with the other shapes).
+template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
+  int64_t bytes = int64_t(sizeof(T));
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (int64_t(1) << 62) / bytes ? int64_t(1) << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+
+// A result written into the caller's memory must not overlap an argument (which would be read
+// after it was overwritten) or another result.
+template <class T, class U>
+inline void check_disjoint(const char* what, const scangen::TensorRef<T>& out, const char* other,
+                           const scangen::TensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<uintptr_t>(out.data()), b = reinterpret_cast<uintptr_t>(t.data());
+  const int64_t a_bytes = span_bytes(out), b_bytes = span_bytes(t);
+  if (a_bytes > 0 && b_bytes > 0 && a < b + uint64_t(b_bytes) && b < a + uint64_t(a_bytes))
+    fail(line, column, what, " overlaps ", other, ": a result must be written to memory of its own");
 }
 
 }  // namespace scangen_rt_v1
@@ -661,7 +691,7 @@ namespace {
 namespace sg = scangen::scalar_v1;
 
 // fn rnn(x: f64[k, n], W: f64[n, n], h0: f64[n]) -> f64[k, n]
-void rnn_impl(const double* x, int64_t x_d0, int64_t x_d1, const double* W, int64_t W_d0, int64_t W_d1, const double* h0, int64_t h0_d0, scangen::Tensor<double>& result0) {
+void rnn_impl(const double* x, int64_t x_d0, int64_t x_d1, const double* W, int64_t W_d0, int64_t W_d1, const double* h0, int64_t h0_d0, scangen::Tensor<double>& result0, bool into, double* result0_out, int64_t result0_out_d0, int64_t result0_out_d1) {
   scangen_rt_v1::Storage<double> h_storage;
   scangen_rt_v1::Storage<double> product_storage;
   if (!(x_d0 >= 0)) scangen_rt_v1::fail(5, 8, "argument 'x' of 'rnn': dimension 0 is ", int64_t{x_d0}, "; dimensions must be >= 0");
@@ -676,21 +706,29 @@ void rnn_impl(const double* x, int64_t x_d0, int64_t x_d1, const double* W, int6
   if (!(W_d0 == x_d1)) scangen_rt_v1::fail(5, 22, "argument 'W' of 'rnn': dimension 0 is ", int64_t{W_d0}, " but n = ", int64_t{x_d1}, " (dimension 1 of 'x')");
   if (!(W_d1 == x_d1)) scangen_rt_v1::fail(5, 22, "argument 'W' of 'rnn': dimension 1 is ", int64_t{W_d1}, " but n = ", int64_t{x_d1}, " (dimension 1 of 'x')");
   if (!(h0_d0 == x_d1)) scangen_rt_v1::fail(5, 36, "argument 'h0' of 'rnn': dimension 0 is ", int64_t{h0_d0}, " but n = ", int64_t{x_d1}, " (dimension 1 of 'x')");
+  if (into) {
+    if (!(result0_out_d0 >= 0)) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+    if (!(result0_out_d1 >= 0)) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn': dimension 1 is ", int64_t{result0_out_d1}, "; dimensions must be >= 0");
+    if (!(((result0_out_d0 == 0) || (result0_out_d1 == 0)) || ((576460752303423488 >= result0_out_d0) && ((576460752303423488 / sg::max<int64_t>(result0_out_d1, 1)) >= result0_out_d0)))) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn' (f64[", int64_t{result0_out_d0}, ", ", int64_t{result0_out_d1}, "]) is larger than 4611686018427387904 bytes");
+    if (!(result0_out_d0 == x_d0)) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn': dimension 0 is ", int64_t{result0_out_d0}, " but k = ", int64_t{x_d0}, " (dimension 0 of 'x')");
+    if (!(result0_out_d1 == x_d1)) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn': dimension 1 is ", int64_t{result0_out_d1}, " but n = ", int64_t{x_d1}, " (dimension 1 of 'x')");
+  }
+  const int64_t out_count = result0_out_d0 * result0_out_d1;
   // scan at 6:13
   if (!(((x_d0 == 0) || (x_d1 == 0)) || ((576460752303423488 >= x_d0) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= x_d0)))) scangen_rt_v1::fail(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
-  if (!((((x_d0 + 1) == 0) || (x_d1 == 0)) || ((576460752303423488 >= (x_d0 + 1)) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= (x_d0 + 1))))) scangen_rt_v1::fail(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
-  const int64_t count_4 = (x_d0 + 1) * x_d1;
-  double* __restrict const h = h_storage.ensure(count_4);
+  double* __restrict const h = into ? h_storage.lend(result0_out, out_count, count) : h_storage.ensure(count);
   if (!h) scangen_rt_v1::fail(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], ", int64_t{(count * 8)}, " bytes)");
-  scangen_rt_v1::copy(h, h0, x_d1);
   double* __restrict const product = product_storage.ensure(x_d1);
   if (!product) scangen_rt_v1::fail(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], ", int64_t{(x_d1 * 8)}, " bytes)");
   for (int64_t step = 0; step < x_d0; ++step) {
     const double* __restrict const x_t = x + (step * x_d1);
-    const int64_t row = step + 1;
-    double* __restrict const h_t = h + (row * x_d1);
-    const int64_t row_2 = (step - 1) + 1;
-    const double* __restrict const h_m1 = h + (row_2 * x_d1);
+    double* __restrict const h_t = h + (step * x_d1);
+    const int64_t row = step - 1;
+    const int64_t kept_row = sg::max<int64_t>(row, 0);
+    const int64_t init_row = sg::min<int64_t>(row, -1) + 1;
+    const double* __restrict const h_row_m1 = h + (kept_row * x_d1);
+    const double* __restrict const h_init_m1 = h0 + (init_row * x_d1);
+    const double* __restrict const h_m1 = ((row >= 0) ? h_row_m1 : h_init_m1);
     if (!(576460752303423488 >= x_d1)) scangen_rt_v1::fail(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
     scangen_rt_v1::matmul(product, h_m1, W, 1, x_d1, x_d1);
     SCANGEN_IVDEP
@@ -698,17 +736,23 @@ void rnn_impl(const double* x, int64_t x_d0, int64_t x_d1, const double* W, int6
       h_t[i] = scangen_export::softsign((product[i] + x_t[i]));
     }
   }
-  double* __restrict const h_results = h + x_d1;
-  result0 = scangen::Tensor<double>::adopt(h_storage.release(), h_results, {x_d0, x_d1});
+  if (!into) {
+    result0 = scangen::Tensor<double>::adopt(h_storage.release(), h, {x_d0, x_d1});
+  }
 }
 
 // fn logistic(y0: f64, r: f64, K: f64, dt: f64, steps: i64) -> f64[steps]
-void logistic_impl(double y0, double r, double K, double dt, int64_t steps, scangen::Tensor<double>& result0) {
+void logistic_impl(double y0, double r, double K, double dt, int64_t steps, scangen::Tensor<double>& result0, bool into, double* result0_out, int64_t result0_out_d0) {
   scangen_rt_v1::Storage<double> y_storage;
+  if (into) {
+    if (!(result0_out_d0 >= 0)) scangen_rt_v1::fail(14, 62, "result 0 of 'logistic': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+    if (!(576460752303423488 >= result0_out_d0)) scangen_rt_v1::fail(14, 62, "result 0 of 'logistic' (f64[", int64_t{result0_out_d0}, "]) is larger than 4611686018427387904 bytes");
+    if (!(result0_out_d0 == steps)) scangen_rt_v1::fail(14, 62, "result 0 of 'logistic': dimension 0 is ", int64_t{result0_out_d0}, " but steps = ", int64_t{steps}, " (parameter 'steps')");
+  }
   // scan at 15:13
   if (!(steps >= 0)) scangen_rt_v1::fail(15, 13, "steps is ", int64_t{steps}, "; it must be >= 0");
   if (!(576460752303423488 >= steps)) scangen_rt_v1::fail(15, 13, "cannot allocate the rows of 'y' (f64[", int64_t{steps}, "], more than 4611686018427387904 bytes)");
-  double* __restrict const y = y_storage.ensure(steps);
+  double* __restrict const y = into ? y_storage.lend(result0_out, result0_out_d0, steps) : y_storage.ensure(steps);
   if (!y) scangen_rt_v1::fail(15, 13, "cannot allocate the rows of 'y' (f64[", int64_t{steps}, "], ", int64_t{(steps * 8)}, " bytes)");
   double y_1 = y0;
   for (int64_t step = 0; step < steps; ++step) {
@@ -716,11 +760,13 @@ void logistic_impl(double y0, double r, double K, double dt, int64_t steps, scan
     y[step] = v;
     y_1 = v;
   }
-  result0 = scangen::Tensor<double>::adopt(y_storage.release(), y, {steps});
+  if (!into) {
+    result0 = scangen::Tensor<double>::adopt(y_storage.release(), y, {steps});
+  }
 }
 
 // fn mixed(a: i32[n], x: f64[m, n], k: i64[n]) -> (w: f64[m, n], e: bool[n], s: f64)
-void mixed_impl(const int32_t* a, int64_t a_d0, const double* x, int64_t x_d0, int64_t x_d1, const int64_t* k, int64_t k_d0, scangen::Tensor<double>& result0, scangen::Tensor<bool>& result1, double& result2) {
+void mixed_impl(const int32_t* a, int64_t a_d0, const double* x, int64_t x_d0, int64_t x_d1, const int64_t* k, int64_t k_d0, scangen::Tensor<double>& result0, scangen::Tensor<bool>& result1, double& result2, bool into, double* result0_out, int64_t result0_out_d0, int64_t result0_out_d1, bool* result1_out, int64_t result1_out_d0) {
   scangen_rt_v1::Storage<double> t_storage;
   scangen_rt_v1::Storage<bool> t_storage_2;
   if (!(a_d0 >= 0)) scangen_rt_v1::fail(24, 10, "argument 'a' of 'mixed': dimension 0 is ", int64_t{a_d0}, "; dimensions must be >= 0");
@@ -732,10 +778,21 @@ void mixed_impl(const int32_t* a, int64_t a_d0, const double* x, int64_t x_d0, i
   if (!(576460752303423488 >= k_d0)) scangen_rt_v1::fail(24, 35, "argument 'k' of 'mixed' (i64[", int64_t{k_d0}, "]) is larger than 4611686018427387904 bytes");
   if (!(x_d1 == a_d0)) scangen_rt_v1::fail(24, 21, "argument 'x' of 'mixed': dimension 1 is ", int64_t{x_d1}, " but n = ", int64_t{a_d0}, " (dimension 0 of 'a')");
   if (!(k_d0 == a_d0)) scangen_rt_v1::fail(24, 35, "argument 'k' of 'mixed': dimension 0 is ", int64_t{k_d0}, " but n = ", int64_t{a_d0}, " (dimension 0 of 'a')");
+  if (into) {
+    if (!(result0_out_d0 >= 0)) scangen_rt_v1::fail(24, 50, "result 0 ('w') of 'mixed': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+    if (!(result0_out_d1 >= 0)) scangen_rt_v1::fail(24, 50, "result 0 ('w') of 'mixed': dimension 1 is ", int64_t{result0_out_d1}, "; dimensions must be >= 0");
+    if (!(((result0_out_d0 == 0) || (result0_out_d1 == 0)) || ((576460752303423488 >= result0_out_d0) && ((576460752303423488 / sg::max<int64_t>(result0_out_d1, 1)) >= result0_out_d0)))) scangen_rt_v1::fail(24, 50, "result 0 ('w') of 'mixed' (f64[", int64_t{result0_out_d0}, ", ", int64_t{result0_out_d1}, "]) is larger than 4611686018427387904 bytes");
+    if (!(result0_out_d0 == x_d0)) scangen_rt_v1::fail(24, 50, "result 0 ('w') of 'mixed': dimension 0 is ", int64_t{result0_out_d0}, " but m = ", int64_t{x_d0}, " (dimension 0 of 'x')");
+    if (!(result0_out_d1 == a_d0)) scangen_rt_v1::fail(24, 50, "result 0 ('w') of 'mixed': dimension 1 is ", int64_t{result0_out_d1}, " but n = ", int64_t{a_d0}, " (dimension 0 of 'a')");
+    if (!(result1_out_d0 >= 0)) scangen_rt_v1::fail(24, 64, "result 1 ('e') of 'mixed': dimension 0 is ", int64_t{result1_out_d0}, "; dimensions must be >= 0");
+    if (!(4611686018427387904 >= result1_out_d0)) scangen_rt_v1::fail(24, 64, "result 1 ('e') of 'mixed' (bool[", int64_t{result1_out_d0}, "]) is larger than 4611686018427387904 bytes");
+    if (!(result1_out_d0 == a_d0)) scangen_rt_v1::fail(24, 64, "result 1 ('e') of 'mixed': dimension 0 is ", int64_t{result1_out_d0}, " but n = ", int64_t{a_d0}, " (dimension 0 of 'a')");
+  }
+  const int64_t out_count = result0_out_d0 * result0_out_d1;
   if (!(((x_d0 == 0) || (a_d0 == 0)) || ((576460752303423488 >= x_d0) && ((576460752303423488 / sg::max<int64_t>(a_d0, 1)) >= x_d0)))) scangen_rt_v1::fail(25, 13, "cannot allocate the value (f64[", int64_t{x_d0}, ", ", int64_t{a_d0}, "], more than 4611686018427387904 bytes)");
-  const int64_t count_2 = x_d0 * a_d0;
-  double* __restrict const t = t_storage.ensure(count_2);
-  if (!t) scangen_rt_v1::fail(25, 13, "cannot allocate the value (f64[", int64_t{x_d0}, ", ", int64_t{a_d0}, "], ", int64_t{(count_2 * 8)}, " bytes)");
+  const int64_t count_4 = x_d0 * a_d0;
+  double* __restrict const t = into ? t_storage.lend(result0_out, out_count, count_4) : t_storage.ensure(count_4);
+  if (!t) scangen_rt_v1::fail(25, 13, "cannot allocate the value (f64[", int64_t{x_d0}, ", ", int64_t{a_d0}, "], ", int64_t{(count_4 * 8)}, " bytes)");
   for (int64_t i0 = 0; i0 < x_d0; ++i0) {
     SCANGEN_IVDEP
     for (int64_t i1 = 0; i1 < a_d0; ++i1) {
@@ -743,15 +800,19 @@ void mixed_impl(const int32_t* a, int64_t a_d0, const double* x, int64_t x_d0, i
     }
   }
   if (!(4611686018427387904 >= a_d0)) scangen_rt_v1::fail(25, 34, "cannot allocate the value (bool[", int64_t{a_d0}, "], more than 4611686018427387904 bytes)");
-  bool* __restrict const t_2 = t_storage_2.ensure(a_d0);
+  bool* __restrict const t_2 = into ? t_storage_2.lend(result1_out, result1_out_d0, a_d0) : t_storage_2.ensure(a_d0);
   if (!t_2) scangen_rt_v1::fail(25, 34, "cannot allocate the value (bool[", int64_t{a_d0}, "], ", int64_t{a_d0}, " bytes)");
   SCANGEN_IVDEP
   for (int64_t i = 0; i < a_d0; ++i) {
     t_2[i] = scangen_export::is_even(k[i]);
   }
   const double v = scangen_export::softplus(0.0);
-  result0 = scangen::Tensor<double>::adopt(t_storage.release(), t, {x_d0, a_d0});
-  result1 = scangen::Tensor<bool>::adopt(t_storage_2.release(), t_2, {a_d0});
+  if (!into) {
+    result0 = scangen::Tensor<double>::adopt(t_storage.release(), t, {x_d0, a_d0});
+  }
+  if (!into) {
+    result1 = scangen::Tensor<bool>::adopt(t_storage_2.release(), t_2, {a_d0});
+  }
   result2 = v;
 }
 
@@ -762,14 +823,32 @@ scangen::Tensor<double> rnn(scangen::TensorRef<const double> x, scangen::TensorR
   scangen_rt_v1::check_rank("argument 'W' of 'rnn'", W.rank(), 2, "f64[n, n]", 5, 22);
   scangen_rt_v1::check_rank("argument 'h0' of 'rnn'", h0.rank(), 1, "f64[n]", 5, 36);
   scangen::Tensor<double> result{};
-  rnn_impl(x.data(), x.dim(0), x.dim(1), W.data(), W.dim(0), W.dim(1), h0.data(), h0.dim(0), result);
+  rnn_impl(x.data(), x.dim(0), x.dim(1), W.data(), W.dim(0), W.dim(1), h0.data(), h0.dim(0), result, false, nullptr, 0, 0);
   return result;
+}
+
+void rnn(scangen::TensorRef<const double> x, scangen::TensorRef<const double> W, scangen::TensorRef<const double> h0, scangen::TensorRef<double> out) {
+  scangen_rt_v1::check_rank("argument 'x' of 'rnn'", x.rank(), 2, "f64[k, n]", 5, 8);
+  scangen_rt_v1::check_rank("argument 'W' of 'rnn'", W.rank(), 2, "f64[n, n]", 5, 22);
+  scangen_rt_v1::check_rank("argument 'h0' of 'rnn'", h0.rank(), 1, "f64[n]", 5, 36);
+  scangen_rt_v1::check_rank("result 0 of 'rnn'", out.rank(), 2, "f64[k, n]", 5, 51);
+  scangen_rt_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'x'", x, 5, 51);
+  scangen_rt_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'W'", W, 5, 51);
+  scangen_rt_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'h0'", h0, 5, 51);
+  scangen::Tensor<double> result{};
+  rnn_impl(x.data(), x.dim(0), x.dim(1), W.data(), W.dim(0), W.dim(1), h0.data(), h0.dim(0), result, true, out.data(), out.dim(0), out.dim(1));
 }
 
 scangen::Tensor<double> logistic(double y0, double r, double K, double dt, int64_t steps) {
   scangen::Tensor<double> result{};
-  logistic_impl(y0, r, K, dt, steps, result);
+  logistic_impl(y0, r, K, dt, steps, result, false, nullptr, 0);
   return result;
+}
+
+void logistic(double y0, double r, double K, double dt, int64_t steps, scangen::TensorRef<double> out) {
+  scangen_rt_v1::check_rank("result 0 of 'logistic'", out.rank(), 1, "f64[steps]", 14, 62);
+  scangen::Tensor<double> result{};
+  logistic_impl(y0, r, K, dt, steps, result, true, out.data(), out.dim(0));
 }
 
 mixed_results mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<const double> x, scangen::TensorRef<const int64_t> k) {
@@ -777,8 +856,32 @@ mixed_results mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<cons
   scangen_rt_v1::check_rank("argument 'x' of 'mixed'", x.rank(), 2, "f64[m, n]", 24, 21);
   scangen_rt_v1::check_rank("argument 'k' of 'mixed'", k.rank(), 1, "i64[n]", 24, 35);
   mixed_results results;
-  mixed_impl(a.data(), a.dim(0), x.data(), x.dim(0), x.dim(1), k.data(), k.dim(0), results.w, results.e, results.s);
+  mixed_impl(a.data(), a.dim(0), x.data(), x.dim(0), x.dim(1), k.data(), k.dim(0), results.w, results.e, results.s, false, nullptr, 0, 0, nullptr, 0);
   return results;
+}
+
+void mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<const double> x, scangen::TensorRef<const int64_t> k, scangen::TensorRef<double> w_out, scangen::TensorRef<bool> e_out, scangen::TensorRef<double> s_out) {
+  scangen_rt_v1::check_rank("argument 'a' of 'mixed'", a.rank(), 1, "i32[n]", 24, 10);
+  scangen_rt_v1::check_rank("argument 'x' of 'mixed'", x.rank(), 2, "f64[m, n]", 24, 21);
+  scangen_rt_v1::check_rank("argument 'k' of 'mixed'", k.rank(), 1, "i64[n]", 24, 35);
+  scangen_rt_v1::check_rank("result 0 ('w') of 'mixed'", w_out.rank(), 2, "f64[m, n]", 24, 50);
+  scangen_rt_v1::check_rank("result 1 ('e') of 'mixed'", e_out.rank(), 1, "bool[n]", 24, 64);
+  scangen_rt_v1::check_rank("result 2 ('s') of 'mixed'", s_out.rank(), 0, "f64", 24, 76);
+  scangen_rt_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'a'", a, 24, 50);
+  scangen_rt_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'x'", x, 24, 50);
+  scangen_rt_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'k'", k, 24, 50);
+  scangen_rt_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "argument 'a'", a, 24, 64);
+  scangen_rt_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "argument 'x'", x, 24, 64);
+  scangen_rt_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "argument 'k'", k, 24, 64);
+  scangen_rt_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "result 0 ('w') of 'mixed'", w_out, 24, 64);
+  scangen_rt_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "argument 'a'", a, 24, 76);
+  scangen_rt_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "argument 'x'", x, 24, 76);
+  scangen_rt_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "argument 'k'", k, 24, 76);
+  scangen_rt_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "result 0 ('w') of 'mixed'", w_out, 24, 76);
+  scangen_rt_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "result 1 ('e') of 'mixed'", e_out, 24, 76);
+  mixed_results results;
+  mixed_impl(a.data(), a.dim(0), x.data(), x.dim(0), x.dim(1), k.data(), k.dim(0), results.w, results.e, results.s, true, w_out.data(), w_out.dim(0), w_out.dim(1), e_out.data(), e_out.dim(0));
+  *s_out.data() = results.s;
 }
 
 }  // namespace scangen_generated
@@ -802,7 +905,10 @@ mixed_results mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<cons
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -819,7 +925,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -843,6 +950,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -860,6 +974,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -885,12 +1002,38 @@ int32_t scangen_entry_0(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     scangen::Tensor<double> r0{};
-    scangen_generated::rnn_impl(static_cast<const double*>(args[0].data), args[0].shape[0], args[0].shape[1], static_cast<const double*>(args[1].data), args[1].shape[0], args[1].shape[1], static_cast<const double*>(args[2].data), args[2].shape[0], r0);
+    scangen_generated::rnn_impl(static_cast<const double*>(args[0].data), args[0].shape[0], args[0].shape[1], static_cast<const double*>(args[1].data), args[1].shape[0], args[1].shape[1], static_cast<const double*>(args[2].data), args[2].shape[0], r0, false, nullptr, 0, 0);
     results[0].dtype = SCANGEN_DTYPE_F64;
     results[0].rank = 2;
     for (int d = 0; d < 2; ++d) results[0].shape[d] = r0.dim(d);
     results[0].data = r0.data();
     results[0].owner = r0.release();
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_0(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 3 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::rnn(scangen::TensorRef<const double>(static_cast<const double*>(args[0].data), args[0].shape, args[0].rank), scangen::TensorRef<const double>(static_cast<const double*>(args[1].data), args[1].shape, args[1].rank), scangen::TensorRef<const double>(static_cast<const double*>(args[2].data), args[2].shape, args[2].rank), scangen::TensorRef<double>(static_cast<double*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -922,12 +1065,38 @@ int32_t scangen_entry_1(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     scangen::Tensor<double> r0{};
-    scangen_generated::logistic_impl(*static_cast<const double*>(args[0].data), *static_cast<const double*>(args[1].data), *static_cast<const double*>(args[2].data), *static_cast<const double*>(args[3].data), *static_cast<const int64_t*>(args[4].data), r0);
+    scangen_generated::logistic_impl(*static_cast<const double*>(args[0].data), *static_cast<const double*>(args[1].data), *static_cast<const double*>(args[2].data), *static_cast<const double*>(args[3].data), *static_cast<const int64_t*>(args[4].data), r0, false, nullptr, 0);
     results[0].dtype = SCANGEN_DTYPE_F64;
     results[0].rank = 1;
     for (int d = 0; d < 1; ++d) results[0].shape[d] = r0.dim(d);
     results[0].data = r0.data();
     results[0].owner = r0.release();
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_1(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 5 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::logistic(*static_cast<const double*>(args[0].data), *static_cast<const double*>(args[1].data), *static_cast<const double*>(args[2].data), *static_cast<const double*>(args[3].data), *static_cast<const int64_t*>(args[4].data), scangen::TensorRef<double>(static_cast<double*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -961,7 +1130,7 @@ int32_t scangen_entry_2(const scangen_tensor* args, int32_t num_args, scangen_te
     scangen::Tensor<double> r0{};
     scangen::Tensor<bool> r1{};
     double r2{};
-    scangen_generated::mixed_impl(static_cast<const int32_t*>(args[0].data), args[0].shape[0], static_cast<const double*>(args[1].data), args[1].shape[0], args[1].shape[1], static_cast<const int64_t*>(args[2].data), args[2].shape[0], r0, r1, r2);
+    scangen_generated::mixed_impl(static_cast<const int32_t*>(args[0].data), args[0].shape[0], static_cast<const double*>(args[1].data), args[1].shape[0], args[1].shape[1], static_cast<const int64_t*>(args[2].data), args[2].shape[0], r0, r1, r2, false, nullptr, 0, 0, nullptr, 0);
     results[0].dtype = SCANGEN_DTYPE_F64;
     results[0].rank = 2;
     for (int d = 0; d < 2; ++d) results[0].shape[d] = r0.dim(d);
@@ -993,6 +1162,32 @@ int32_t scangen_entry_2(const scangen_tensor* args, int32_t num_args, scangen_te
   }
 }
 
+int32_t scangen_into_entry_2(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 3 || num_results != 3) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::mixed(scangen::TensorRef<const int32_t>(static_cast<const int32_t*>(args[0].data), args[0].shape, args[0].rank), scangen::TensorRef<const double>(static_cast<const double*>(args[1].data), args[1].shape, args[1].rank), scangen::TensorRef<const int64_t>(static_cast<const int64_t*>(args[2].data), args[2].shape, args[2].rank), scangen::TensorRef<double>(static_cast<double*>(results[0].data), results[0].shape, results[0].rank), scangen::TensorRef<bool>(static_cast<bool*>(results[1].data), results[1].shape, results[1].rank), scangen::TensorRef<double>(static_cast<double*>(results[2].data), results[2].shape, results[2].rank));
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
 const int32_t arg_dtypes_2[] = {SCANGEN_DTYPE_I32, SCANGEN_DTYPE_F64, SCANGEN_DTYPE_I64};
 const int32_t arg_ranks_2[] = {1, 2, 1};
 const int32_t result_dtypes_2[] = {SCANGEN_DTYPE_F64, SCANGEN_DTYPE_BOOL, SCANGEN_DTYPE_F64};
@@ -1004,7 +1199,9 @@ const scangen_function_info functions[] = {
     {"mixed", "(a: i32[n], x: f64[m, n], k: i64[n]) -> (w: f64[m, n], e: bool[n], s: f64)", scangen_entry_2, 3, 3, arg_dtypes_2, arg_ranks_2, result_dtypes_2, result_ranks_2},
 };
 
-const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/imports/activations.scan", 3, functions};
+const scangen_into_entry into_entries[] = {scangen_into_entry_0, scangen_into_entry_1, scangen_into_entry_2};
+
+const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/imports/activations.scan", 3, functions, into_entries};
 
 }  // namespace
 

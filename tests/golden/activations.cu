@@ -13,7 +13,10 @@
  *     extern "C" __global__ void scangen_kernel_<n>(scangen_cuda_launch* launch,
  *                                                   scangen_cuda_tensor* tensors);
  * Both point into one device allocation: the launch record, then the function's arguments and
- * results (tensors[0, num_args) and tensors[num_args, num_args + num_results)). The kernel runs a
+ * results (tensors[0, num_args) and tensors[num_args, num_args + num_results)). A result record
+ * the host fills before the launch with `scalar` = 1, `data` and `shape` asks for the result in
+ * that memory (the caller's; the form of the typed API with trailing result tensors); the host
+ * leaves the records zero otherwise. The kernel runs a
  * whole function; buffers it needs are carved out of the arena the host gives it. When the arena
  * is too small the kernel stops early with SCANGEN_CUDA_NEEDS_ARENA and says how many bytes it
  * needed so far; the host launches again with a larger arena (scangen_cuda_launch.h). Embedded
@@ -611,6 +614,13 @@ template <class T>
 __device__ inline const T* tensor_arg(const scangen_cuda_tensor& t) {
   return (const T*)t.data;
 }
+// A result record the host filled with the caller's memory (the form that writes the results
+// there): its `scalar` is 1 (scangen_cuda_abi.h).
+__device__ inline bool into_caller_memory(const scangen_cuda_tensor& result) { return result.scalar != 0; }
+template <class T>
+__device__ inline T* caller_memory(const scangen_cuda_tensor& result) {
+  return (T*)result.data;
+}
 template <class T>
 __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   T value;
@@ -653,6 +663,13 @@ class Storage {
       capacity_ = count;
     }
     return data_ ? data_ : (T*)ctx.empty();
+  }
+  // The caller's memory `p` (room for `capacity` elements) as this buffer's `count` elements: a
+  // result computed where the caller asked. Null when the room is too small, which the checks of
+  // the caller's shapes rule out before.
+  __device__ T* lend(Context& ctx, T* p, long long capacity, long long count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : (T*)ctx.empty();
   }
   // Room for `count` elements keeping the first `keep` (the results of a scan with `until`).
   __device__ T* grow(Context& ctx, long long count, long long keep) {
@@ -781,7 +798,7 @@ namespace sgc = scangen_cuda_v1;
 // fn rnn(x: f64[k, n], W: f64[n, n], h0: f64[n]) -> f64[k, n]
 // Strategy: whole function in one kernel.
 // Buffers the steps write: in the block's shared memory when the launch is one block.
-__device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64_t x_d1, const double* W, int64_t W_d0, int64_t W_d1, const double* h0, int64_t h0_d0) {
+__device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64_t x_d1, const double* W, int64_t W_d0, int64_t W_d1, const double* h0, int64_t h0_d0, bool into, double* result0_out, int64_t result0_out_d0, int64_t result0_out_d1) {
   sgc::Storage<double> h_storage;
   sgc::Storage<double> product_storage{sgc::Place::BlockShared};
   if (!(x_d0 >= 0)) {
@@ -829,22 +846,39 @@ __device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64
     ctx.fail_uniform(5, 36, "argument 'h0' of 'rnn': dimension 0 is ", int64_t{h0_d0}, " but n = ", int64_t{x_d1}, " (dimension 1 of 'x')");
     return;
   }
+  if (into) {
+    if (!(result0_out_d0 >= 0)) {
+      ctx.fail_uniform(5, 51, "result 0 of 'rnn': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+      return;
+    }
+    if (!(result0_out_d1 >= 0)) {
+      ctx.fail_uniform(5, 51, "result 0 of 'rnn': dimension 1 is ", int64_t{result0_out_d1}, "; dimensions must be >= 0");
+      return;
+    }
+    if (!(((result0_out_d0 == 0) || (result0_out_d1 == 0)) || ((576460752303423488 >= result0_out_d0) && ((576460752303423488 / sg::max<int64_t>(result0_out_d1, 1)) >= result0_out_d0)))) {
+      ctx.fail_uniform(5, 51, "result 0 of 'rnn' (f64[", int64_t{result0_out_d0}, ", ", int64_t{result0_out_d1}, "]) is larger than 4611686018427387904 bytes");
+      return;
+    }
+    if (!(result0_out_d0 == x_d0)) {
+      ctx.fail_uniform(5, 51, "result 0 of 'rnn': dimension 0 is ", int64_t{result0_out_d0}, " but k = ", int64_t{x_d0}, " (dimension 0 of 'x')");
+      return;
+    }
+    if (!(result0_out_d1 == x_d1)) {
+      ctx.fail_uniform(5, 51, "result 0 of 'rnn': dimension 1 is ", int64_t{result0_out_d1}, " but n = ", int64_t{x_d1}, " (dimension 1 of 'x')");
+      return;
+    }
+  }
+  const int64_t out_count = result0_out_d0 * result0_out_d1;
   // scan at 6:13
   if (!(((x_d0 == 0) || (x_d1 == 0)) || ((576460752303423488 >= x_d0) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= x_d0)))) {
     ctx.fail_uniform(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
     return;
   }
-  if (!((((x_d0 + 1) == 0) || (x_d1 == 0)) || ((576460752303423488 >= (x_d0 + 1)) && ((576460752303423488 / sg::max<int64_t>(x_d1, 1)) >= (x_d0 + 1))))) {
-    ctx.fail_uniform(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
-    return;
-  }
-  const int64_t count_4 = (x_d0 + 1) * x_d1;
-  double* const h = h_storage.ensure(ctx, count_4);
+  double* const h = into ? h_storage.lend(ctx, result0_out, out_count, count) : h_storage.ensure(ctx, count);
   if (!h) {
     ctx.arena_full(6, 13, "cannot allocate the rows of 'h' (f64[", int64_t{x_d0}, ", ", int64_t{x_d1}, "], ", int64_t{(count * 8)}, " bytes)");
     return;
   }
-  sgc::copy(ctx, h, h0, x_d1);
   double* const product = product_storage.ensure(ctx, x_d1);
   if (!product) {
     ctx.arena_full(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], ", int64_t{(x_d1 * 8)}, " bytes)");
@@ -852,10 +886,13 @@ __device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64
   }
   for (int64_t step = 0; step < x_d0; ++step) {
     const double* const x_t = x + (step * x_d1);
-    const int64_t row = step + 1;
-    double* const h_t = h + (row * x_d1);
-    const int64_t row_2 = (step - 1) + 1;
-    const double* const h_m1 = h + (row_2 * x_d1);
+    double* const h_t = h + (step * x_d1);
+    const int64_t row = step - 1;
+    const int64_t kept_row = sg::max<int64_t>(row, 0);
+    const int64_t init_row = sg::min<int64_t>(row, -1) + 1;
+    const double* const h_row_m1 = h + (kept_row * x_d1);
+    const double* const h_init_m1 = h0 + (init_row * x_d1);
+    const double* const h_m1 = ((row >= 0) ? h_row_m1 : h_init_m1);
     if (!(576460752303423488 >= x_d1)) {
       ctx.fail_uniform(8, 32, "cannot allocate the value (f64[", int64_t{x_d1}, "], more than 4611686018427387904 bytes)");
       return;
@@ -867,15 +904,30 @@ __device__ void rnn_impl(sgc::Context& ctx, const double* x, int64_t x_d0, int64
     }
     ctx.barrier();
   }
-  double* const h_results = h + x_d1;
-  ctx.result(0, h_results, x_d0, x_d1);
+  if (!into) {
+    ctx.result(0, h, x_d0, x_d1);
+  }
   ctx.finish();
 }
 
 // fn logistic(y0: f64, r: f64, K: f64, dt: f64, steps: i64) -> f64[steps]
 // Strategy: whole function in one kernel.
-__device__ void logistic_impl(sgc::Context& ctx, double y0, double r, double K, double dt, int64_t steps) {
+__device__ void logistic_impl(sgc::Context& ctx, double y0, double r, double K, double dt, int64_t steps, bool into, double* result0_out, int64_t result0_out_d0) {
   sgc::Storage<double> y_storage;
+  if (into) {
+    if (!(result0_out_d0 >= 0)) {
+      ctx.fail_uniform(14, 62, "result 0 of 'logistic': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+      return;
+    }
+    if (!(576460752303423488 >= result0_out_d0)) {
+      ctx.fail_uniform(14, 62, "result 0 of 'logistic' (f64[", int64_t{result0_out_d0}, "]) is larger than 4611686018427387904 bytes");
+      return;
+    }
+    if (!(result0_out_d0 == steps)) {
+      ctx.fail_uniform(14, 62, "result 0 of 'logistic': dimension 0 is ", int64_t{result0_out_d0}, " but steps = ", int64_t{steps}, " (parameter 'steps')");
+      return;
+    }
+  }
   // scan at 15:13
   if (!(steps >= 0)) {
     ctx.fail_uniform(15, 13, "steps is ", int64_t{steps}, "; it must be >= 0");
@@ -885,7 +937,7 @@ __device__ void logistic_impl(sgc::Context& ctx, double y0, double r, double K, 
     ctx.fail_uniform(15, 13, "cannot allocate the rows of 'y' (f64[", int64_t{steps}, "], more than 4611686018427387904 bytes)");
     return;
   }
-  double* const y = y_storage.ensure(ctx, steps);
+  double* const y = into ? y_storage.lend(ctx, result0_out, result0_out_d0, steps) : y_storage.ensure(ctx, steps);
   if (!y) {
     ctx.arena_full(15, 13, "cannot allocate the rows of 'y' (f64[", int64_t{steps}, "], ", int64_t{(steps * 8)}, " bytes)");
     return;
@@ -897,13 +949,15 @@ __device__ void logistic_impl(sgc::Context& ctx, double y0, double r, double K, 
     y[step] = v;
     y_1 = v;
   }
-  ctx.result(0, y, steps);
+  if (!into) {
+    ctx.result(0, y, steps);
+  }
   ctx.finish();
 }
 
 // fn mixed(a: i32[n], x: f64[m, n], k: i64[n]) -> (w: f64[m, n], e: bool[n], s: f64)
 // Strategy: whole function in one kernel; 1 element nest(s) flattened.
-__device__ void mixed_impl(sgc::Context& ctx, const int32_t* a, int64_t a_d0, const double* x, int64_t x_d0, int64_t x_d1, const int64_t* k, int64_t k_d0) {
+__device__ void mixed_impl(sgc::Context& ctx, const int32_t* a, int64_t a_d0, const double* x, int64_t x_d0, int64_t x_d1, const int64_t* k, int64_t k_d0, bool into, double* result0_out, int64_t result0_out_d0, int64_t result0_out_d1, bool* result1_out, int64_t result1_out_d0) {
   sgc::Storage<double> t_storage;
   sgc::Storage<bool> t_storage_2;
   if (!(a_d0 >= 0)) {
@@ -942,14 +996,49 @@ __device__ void mixed_impl(sgc::Context& ctx, const int32_t* a, int64_t a_d0, co
     ctx.fail_uniform(24, 35, "argument 'k' of 'mixed': dimension 0 is ", int64_t{k_d0}, " but n = ", int64_t{a_d0}, " (dimension 0 of 'a')");
     return;
   }
+  if (into) {
+    if (!(result0_out_d0 >= 0)) {
+      ctx.fail_uniform(24, 50, "result 0 ('w') of 'mixed': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+      return;
+    }
+    if (!(result0_out_d1 >= 0)) {
+      ctx.fail_uniform(24, 50, "result 0 ('w') of 'mixed': dimension 1 is ", int64_t{result0_out_d1}, "; dimensions must be >= 0");
+      return;
+    }
+    if (!(((result0_out_d0 == 0) || (result0_out_d1 == 0)) || ((576460752303423488 >= result0_out_d0) && ((576460752303423488 / sg::max<int64_t>(result0_out_d1, 1)) >= result0_out_d0)))) {
+      ctx.fail_uniform(24, 50, "result 0 ('w') of 'mixed' (f64[", int64_t{result0_out_d0}, ", ", int64_t{result0_out_d1}, "]) is larger than 4611686018427387904 bytes");
+      return;
+    }
+    if (!(result0_out_d0 == x_d0)) {
+      ctx.fail_uniform(24, 50, "result 0 ('w') of 'mixed': dimension 0 is ", int64_t{result0_out_d0}, " but m = ", int64_t{x_d0}, " (dimension 0 of 'x')");
+      return;
+    }
+    if (!(result0_out_d1 == a_d0)) {
+      ctx.fail_uniform(24, 50, "result 0 ('w') of 'mixed': dimension 1 is ", int64_t{result0_out_d1}, " but n = ", int64_t{a_d0}, " (dimension 0 of 'a')");
+      return;
+    }
+    if (!(result1_out_d0 >= 0)) {
+      ctx.fail_uniform(24, 64, "result 1 ('e') of 'mixed': dimension 0 is ", int64_t{result1_out_d0}, "; dimensions must be >= 0");
+      return;
+    }
+    if (!(4611686018427387904 >= result1_out_d0)) {
+      ctx.fail_uniform(24, 64, "result 1 ('e') of 'mixed' (bool[", int64_t{result1_out_d0}, "]) is larger than 4611686018427387904 bytes");
+      return;
+    }
+    if (!(result1_out_d0 == a_d0)) {
+      ctx.fail_uniform(24, 64, "result 1 ('e') of 'mixed': dimension 0 is ", int64_t{result1_out_d0}, " but n = ", int64_t{a_d0}, " (dimension 0 of 'a')");
+      return;
+    }
+  }
+  const int64_t out_count = result0_out_d0 * result0_out_d1;
   if (!(((x_d0 == 0) || (a_d0 == 0)) || ((576460752303423488 >= x_d0) && ((576460752303423488 / sg::max<int64_t>(a_d0, 1)) >= x_d0)))) {
     ctx.fail_uniform(25, 13, "cannot allocate the value (f64[", int64_t{x_d0}, ", ", int64_t{a_d0}, "], more than 4611686018427387904 bytes)");
     return;
   }
-  const int64_t count_2 = x_d0 * a_d0;
-  double* const t = t_storage.ensure(ctx, count_2);
+  const int64_t count_4 = x_d0 * a_d0;
+  double* const t = into ? t_storage.lend(ctx, result0_out, out_count, count_4) : t_storage.ensure(ctx, count_4);
   if (!t) {
-    ctx.arena_full(25, 13, "cannot allocate the value (f64[", int64_t{x_d0}, ", ", int64_t{a_d0}, "], ", int64_t{(count_2 * 8)}, " bytes)");
+    ctx.arena_full(25, 13, "cannot allocate the value (f64[", int64_t{x_d0}, ", ", int64_t{a_d0}, "], ", int64_t{(count_4 * 8)}, " bytes)");
     return;
   }
   #pragma unroll 1
@@ -963,7 +1052,7 @@ __device__ void mixed_impl(sgc::Context& ctx, const int32_t* a, int64_t a_d0, co
     ctx.fail_uniform(25, 34, "cannot allocate the value (bool[", int64_t{a_d0}, "], more than 4611686018427387904 bytes)");
     return;
   }
-  bool* const t_2 = t_storage_2.ensure(ctx, a_d0);
+  bool* const t_2 = into ? t_storage_2.lend(ctx, result1_out, result1_out_d0, a_d0) : t_storage_2.ensure(ctx, a_d0);
   if (!t_2) {
     ctx.arena_full(25, 34, "cannot allocate the value (bool[", int64_t{a_d0}, "], ", int64_t{a_d0}, " bytes)");
     return;
@@ -974,8 +1063,12 @@ __device__ void mixed_impl(sgc::Context& ctx, const int32_t* a, int64_t a_d0, co
   }
   ctx.barrier();
   const double v = scangen_export::softplus(0.0);
-  ctx.result(0, t, x_d0, a_d0);
-  ctx.result(1, t_2, a_d0);
+  if (!into) {
+    ctx.result(0, t, x_d0, a_d0);
+  }
+  if (!into) {
+    ctx.result(1, t_2, a_d0);
+  }
   ctx.result(2, v);
   ctx.finish();
 }
@@ -984,17 +1077,17 @@ __device__ void mixed_impl(sgc::Context& ctx, const int32_t* a, int64_t a_d0, co
 
 __global__ void scangen_kernel_0(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {
   scangen_cuda_v1::Context ctx(launch, tensors);
-  scangen_kernels::rnn_impl(ctx, scangen_cuda_v1::tensor_arg<double>(tensors[0]), tensors[0].shape[0], tensors[0].shape[1], scangen_cuda_v1::tensor_arg<double>(tensors[1]), tensors[1].shape[0], tensors[1].shape[1], scangen_cuda_v1::tensor_arg<double>(tensors[2]), tensors[2].shape[0]);
+  scangen_kernels::rnn_impl(ctx, scangen_cuda_v1::tensor_arg<double>(tensors[0]), tensors[0].shape[0], tensors[0].shape[1], scangen_cuda_v1::tensor_arg<double>(tensors[1]), tensors[1].shape[0], tensors[1].shape[1], scangen_cuda_v1::tensor_arg<double>(tensors[2]), tensors[2].shape[0], scangen_cuda_v1::into_caller_memory(tensors[3]), scangen_cuda_v1::caller_memory<double>(tensors[3]), tensors[3].shape[0], tensors[3].shape[1]);
 }
 
 __global__ void scangen_kernel_1(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {
   scangen_cuda_v1::Context ctx(launch, tensors);
-  scangen_kernels::logistic_impl(ctx, scangen_cuda_v1::scalar_arg<double>(tensors[0]), scangen_cuda_v1::scalar_arg<double>(tensors[1]), scangen_cuda_v1::scalar_arg<double>(tensors[2]), scangen_cuda_v1::scalar_arg<double>(tensors[3]), scangen_cuda_v1::scalar_arg<int64_t>(tensors[4]));
+  scangen_kernels::logistic_impl(ctx, scangen_cuda_v1::scalar_arg<double>(tensors[0]), scangen_cuda_v1::scalar_arg<double>(tensors[1]), scangen_cuda_v1::scalar_arg<double>(tensors[2]), scangen_cuda_v1::scalar_arg<double>(tensors[3]), scangen_cuda_v1::scalar_arg<int64_t>(tensors[4]), scangen_cuda_v1::into_caller_memory(tensors[5]), scangen_cuda_v1::caller_memory<double>(tensors[5]), tensors[5].shape[0]);
 }
 
 __global__ void scangen_kernel_2(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {
   scangen_cuda_v1::Context ctx(launch, tensors);
-  scangen_kernels::mixed_impl(ctx, scangen_cuda_v1::tensor_arg<int32_t>(tensors[0]), tensors[0].shape[0], scangen_cuda_v1::tensor_arg<double>(tensors[1]), tensors[1].shape[0], tensors[1].shape[1], scangen_cuda_v1::tensor_arg<int64_t>(tensors[2]), tensors[2].shape[0]);
+  scangen_kernels::mixed_impl(ctx, scangen_cuda_v1::tensor_arg<int32_t>(tensors[0]), tensors[0].shape[0], scangen_cuda_v1::tensor_arg<double>(tensors[1]), tensors[1].shape[0], tensors[1].shape[1], scangen_cuda_v1::tensor_arg<int64_t>(tensors[2]), tensors[2].shape[0], scangen_cuda_v1::into_caller_memory(tensors[3]), scangen_cuda_v1::caller_memory<double>(tensors[3]), tensors[3].shape[0], tensors[3].shape[1], scangen_cuda_v1::caller_memory<bool>(tensors[4]), tensors[4].shape[0]);
 }
 
 }  // namespace
@@ -1093,9 +1186,12 @@ inline std::string error_text(const scangen_cuda_launch& launch) {
 // Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
 // is the arena to start with, and is raised to what the function used, so the next call with the
 // same shapes launches once. `block_limit`: the most threads of a block (the emulation uses few).
+// `outs`: the result records that ask for the results in the caller's memory (scangen_cuda_abi.h),
+// or null.
 template <class Ops>
 Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
-            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS) {
+            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS,
+            const std::vector<scangen_cuda_tensor>* outs = nullptr) {
   const size_t count = args.size() + size_t(num_results);
   const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
   const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);
@@ -1134,6 +1230,8 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
     launch->shared_capacity = shape.shared_bytes;
     launch->error_key = ~0ull;
     for (size_t i = 0; i < args.size(); ++i) tensors[i] = args[i];
+    if (outs)
+      for (size_t i = 0; i < outs->size() && i < size_t(num_results); ++i) tensors[args.size() + i] = (*outs)[i];
     ops.upload(record.address, host.data(), host.size());
     ops.launch(shape, record.address, record.address + tensors_offset);
     ++out.launches;
@@ -1189,7 +1287,10 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -1206,7 +1307,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -1230,6 +1332,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -1247,6 +1356,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -1355,12 +1467,13 @@ inline long long dims_product(std::initializer_list<long long> dims) {
 }
 
 // Runs `kernel`; throws scangen::Error for an error of the .scan program. The results own the
-// arena together.
+// arena together. With `outs` (out_record()), the tensor results are written there.
 inline std::pair<std::shared_ptr<void>, std::vector<scangen_cuda_tensor>> run(
     const void* kernel, cudaStream_t stream, const std::vector<scangen_cuda_tensor>& args, int num_results,
-    long long width, unsigned long long& arena_hint) {
+    long long width, unsigned long long& arena_hint, const std::vector<scangen_cuda_tensor>* outs = nullptr) {
   RuntimeOps ops(kernel, stream);
-  scangen_cuda_launch_v1::Outcome out = scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint);
+  scangen_cuda_launch_v1::Outcome out =
+      scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint, SCANGEN_CUDA_BLOCK_THREADS, outs);
   if (!out.ok) throw scangen::Error(out.message, out.line, out.column);
   std::shared_ptr<void> arena(reinterpret_cast<void*>(out.arena), [](void* p) { RuntimeOps::memory().give_back(p); });
   return {arena, out.results};
@@ -1375,6 +1488,44 @@ template <class T> T scalar_result(const scangen_cuda_tensor& r) {
   T value;
   std::memcpy(&value, &r.scalar, sizeof(T));
   return value;
+}
+
+// The record asking for a result in the caller's device memory (scangen_cuda_abi.h).
+template <class T> scangen_cuda_tensor out_record(const scangen::cuda::DeviceTensorRef<T>& t, int dtype) {
+  scangen_cuda_tensor r{};
+  r.data = reinterpret_cast<unsigned long long>(t.data());
+  r.scalar = 1;
+  r.rank = t.rank();
+  r.dtype = dtype;
+  for (int d = 0; d < t.rank(); ++d) r.shape[d] = t.dim(d);
+  return r;
+}
+// A scalar result stored into the caller's device memory.
+template <class T>
+void store_scalar(const scangen::cuda::DeviceTensorRef<T>& out, const scangen_cuda_tensor& r, cudaStream_t stream) {
+  T value = scalar_result<T>(r);
+  check(cudaMemcpyAsync(out.data(), &value, sizeof(T), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62).
+template <class Ref> long long span_bytes(const Ref& t, size_t element) {
+  long long bytes = (long long)element;
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (1ll << 62) / bytes ? 1ll << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+// A result written into the caller's memory must not overlap an argument or another result.
+template <class T, class U>
+void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& out, const char* other,
+                    const scangen::cuda::DeviceTensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<unsigned long long>(out.data()), b = reinterpret_cast<unsigned long long>(t.data());
+  const long long a_bytes = span_bytes(out, sizeof(T)), b_bytes = span_bytes(t, sizeof(U));
+  if (a_bytes > 0 && b_bytes > 0 && a < b + (unsigned long long)b_bytes && b < a + (unsigned long long)a_bytes)
+    throw scangen::Error(std::string(what) + " overlaps " + other + ": a result must be written to memory of its own",
+                         line, column);
 }
 
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
@@ -1408,6 +1559,29 @@ scangen::cuda::DeviceTensor<double> rnn(scangen::cuda::DeviceTensorRef<const dou
   return scangen_cuda_host_v1::tensor_result<double>(scangen_arena, scangen_results[0]);
 }
 
+void rnn(scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const double> W, scangen::cuda::DeviceTensorRef<const double> h0, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream) {
+  scangen_cuda_host_v1::check_rank("argument 'x' of 'rnn'", x.rank(), 2, "f64[k, n]", 5, 8);
+  scangen_cuda_host_v1::check_rank("argument 'W' of 'rnn'", W.rank(), 2, "f64[n, n]", 5, 22);
+  scangen_cuda_host_v1::check_rank("argument 'h0' of 'rnn'", h0.rank(), 1, "f64[n]", 5, 36);
+  scangen_cuda_host_v1::check_rank("result 0 of 'rnn'", out.rank(), 2, "f64[k, n]", 5, 51);
+  scangen_cuda_host_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'x'", x, 5, 51);
+  scangen_cuda_host_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'W'", W, 5, 51);
+  scangen_cuda_host_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'h0'", h0, 5, 51);
+  const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(x, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::tensor_arg(W, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::tensor_arg(h0, SCANGEN_DTYPE_F64)};
+  const std::vector<scangen_cuda_tensor> scangen_outs = {scangen_cuda_host_v1::out_record(out, SCANGEN_DTYPE_F64)};
+  long long scangen_width = 1;
+  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, x.dim(1)}));
+  // The arena to start with: the most a call used so far.
+  static std::atomic<unsigned long long> scangen_arena_hint{0};
+  unsigned long long scangen_hint = scangen_arena_hint.load();
+  auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&scangen_kernel_0), scangen_stream, scangen_args, 1, scangen_width, scangen_hint, &scangen_outs);
+  if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);
+  (void)scangen_arena;
+  (void)scangen_results;
+}
+
 scangen::cuda::DeviceTensor<double> logistic(double y0, double r, double K, double dt, int64_t steps, cudaStream_t scangen_stream) {
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::scalar_arg(y0, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::scalar_arg(r, SCANGEN_DTYPE_F64),
@@ -1421,6 +1595,24 @@ scangen::cuda::DeviceTensor<double> logistic(double y0, double r, double K, doub
   auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&scangen_kernel_1), scangen_stream, scangen_args, 1, scangen_width, scangen_hint);
   if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);
   return scangen_cuda_host_v1::tensor_result<double>(scangen_arena, scangen_results[0]);
+}
+
+void logistic(double y0, double r, double K, double dt, int64_t steps, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream) {
+  scangen_cuda_host_v1::check_rank("result 0 of 'logistic'", out.rank(), 1, "f64[steps]", 14, 62);
+  const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::scalar_arg(y0, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::scalar_arg(r, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::scalar_arg(K, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::scalar_arg(dt, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::scalar_arg(steps, SCANGEN_DTYPE_I64)};
+  const std::vector<scangen_cuda_tensor> scangen_outs = {scangen_cuda_host_v1::out_record(out, SCANGEN_DTYPE_F64)};
+  long long scangen_width = 1;
+  // The arena to start with: the most a call used so far.
+  static std::atomic<unsigned long long> scangen_arena_hint{0};
+  unsigned long long scangen_hint = scangen_arena_hint.load();
+  auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&scangen_kernel_1), scangen_stream, scangen_args, 1, scangen_width, scangen_hint, &scangen_outs);
+  if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);
+  (void)scangen_arena;
+  (void)scangen_results;
 }
 
 mixed_results mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const int64_t> k, cudaStream_t scangen_stream) {
@@ -1443,6 +1635,44 @@ mixed_results mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cu
   results.e = scangen_cuda_host_v1::tensor_result<bool>(scangen_arena, scangen_results[1]);
   results.s = scangen_cuda_host_v1::scalar_result<double>(scangen_results[2]);
   return results;
+}
+
+void mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const int64_t> k, scangen::cuda::DeviceTensorRef<double> w_out, scangen::cuda::DeviceTensorRef<bool> e_out, scangen::cuda::DeviceTensorRef<double> s_out, cudaStream_t scangen_stream) {
+  scangen_cuda_host_v1::check_rank("argument 'a' of 'mixed'", a.rank(), 1, "i32[n]", 24, 10);
+  scangen_cuda_host_v1::check_rank("argument 'x' of 'mixed'", x.rank(), 2, "f64[m, n]", 24, 21);
+  scangen_cuda_host_v1::check_rank("argument 'k' of 'mixed'", k.rank(), 1, "i64[n]", 24, 35);
+  scangen_cuda_host_v1::check_rank("result 0 ('w') of 'mixed'", w_out.rank(), 2, "f64[m, n]", 24, 50);
+  scangen_cuda_host_v1::check_rank("result 1 ('e') of 'mixed'", e_out.rank(), 1, "bool[n]", 24, 64);
+  scangen_cuda_host_v1::check_rank("result 2 ('s') of 'mixed'", s_out.rank(), 0, "f64", 24, 76);
+  scangen_cuda_host_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'a'", a, 24, 50);
+  scangen_cuda_host_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'x'", x, 24, 50);
+  scangen_cuda_host_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'k'", k, 24, 50);
+  scangen_cuda_host_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "argument 'a'", a, 24, 64);
+  scangen_cuda_host_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "argument 'x'", x, 24, 64);
+  scangen_cuda_host_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "argument 'k'", k, 24, 64);
+  scangen_cuda_host_v1::check_disjoint("result 1 ('e') of 'mixed'", e_out, "result 0 ('w') of 'mixed'", w_out, 24, 64);
+  scangen_cuda_host_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "argument 'a'", a, 24, 76);
+  scangen_cuda_host_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "argument 'x'", x, 24, 76);
+  scangen_cuda_host_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "argument 'k'", k, 24, 76);
+  scangen_cuda_host_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "result 0 ('w') of 'mixed'", w_out, 24, 76);
+  scangen_cuda_host_v1::check_disjoint("result 2 ('s') of 'mixed'", s_out, "result 1 ('e') of 'mixed'", e_out, 24, 76);
+  const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(a, SCANGEN_DTYPE_I32),
+      scangen_cuda_host_v1::tensor_arg(x, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::tensor_arg(k, SCANGEN_DTYPE_I64)};
+  const std::vector<scangen_cuda_tensor> scangen_outs = {scangen_cuda_host_v1::out_record(w_out, SCANGEN_DTYPE_F64),
+      scangen_cuda_host_v1::out_record(e_out, SCANGEN_DTYPE_BOOL),
+      scangen_cuda_host_v1::out_record(s_out, SCANGEN_DTYPE_F64)};
+  long long scangen_width = 1;
+  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, x.dim(0), a.dim(0)}));
+  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, a.dim(0)}));
+  // The arena to start with: the most a call used so far.
+  static std::atomic<unsigned long long> scangen_arena_hint{0};
+  unsigned long long scangen_hint = scangen_arena_hint.load();
+  auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&scangen_kernel_2), scangen_stream, scangen_args, 3, scangen_width, scangen_hint, &scangen_outs);
+  if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);
+  scangen_cuda_host_v1::store_scalar(s_out, scangen_results[2], scangen_stream);
+  (void)scangen_arena;
+  (void)scangen_results;
 }
 
 }  // namespace cuda

@@ -240,9 +240,13 @@ namespace cuda {
 
 // fn rnn(x: f64[k, n], W: f64[n, n], h0: f64[n]) -> f64[k, n]
 scangen::cuda::DeviceTensor<double> rnn(scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const double> W, scangen::cuda::DeviceTensorRef<const double> h0, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void rnn(scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const double> W, scangen::cuda::DeviceTensorRef<const double> h0, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream = 0);
 
 // fn logistic(y0: f64, r: f64, K: f64, dt: f64, steps: i64) -> f64[steps]
 scangen::cuda::DeviceTensor<double> logistic(double y0, double r, double K, double dt, int64_t steps, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void logistic(double y0, double r, double K, double dt, int64_t steps, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream = 0);
 
 // fn mixed(a: i32[n], x: f64[m, n], k: i64[n]) -> (w: f64[m, n], e: bool[n], s: f64)
 struct mixed_results {
@@ -251,6 +255,8 @@ struct mixed_results {
   double s;
 };
 mixed_results mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const int64_t> k, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const int64_t> k, scangen::cuda::DeviceTensorRef<double> w_out, scangen::cuda::DeviceTensorRef<bool> e_out, scangen::cuda::DeviceTensorRef<double> s_out, cudaStream_t scangen_stream = 0);
 
 }  // namespace cuda
 }  // namespace scangen_generated

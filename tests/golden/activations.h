@@ -123,9 +123,13 @@ namespace scangen_generated {
 
 // fn rnn(x: f64[k, n], W: f64[n, n], h0: f64[n]) -> f64[k, n]
 scangen::Tensor<double> rnn(scangen::TensorRef<const double> x, scangen::TensorRef<const double> W, scangen::TensorRef<const double> h0);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void rnn(scangen::TensorRef<const double> x, scangen::TensorRef<const double> W, scangen::TensorRef<const double> h0, scangen::TensorRef<double> out);
 
 // fn logistic(y0: f64, r: f64, K: f64, dt: f64, steps: i64) -> f64[steps]
 scangen::Tensor<double> logistic(double y0, double r, double K, double dt, int64_t steps);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void logistic(double y0, double r, double K, double dt, int64_t steps, scangen::TensorRef<double> out);
 
 // fn mixed(a: i32[n], x: f64[m, n], k: i64[n]) -> (w: f64[m, n], e: bool[n], s: f64)
 struct mixed_results {
@@ -134,6 +138,8 @@ struct mixed_results {
   double s;
 };
 mixed_results mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<const double> x, scangen::TensorRef<const int64_t> k);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<const double> x, scangen::TensorRef<const int64_t> k, scangen::TensorRef<double> w_out, scangen::TensorRef<bool> e_out, scangen::TensorRef<double> s_out);
 
 }  // namespace scangen_generated
 

@@ -303,6 +303,14 @@ template <class T> class Storage {
     capacity_ = count;
     return data_;
   }
+  // The caller's memory `p`, with room for `capacity` elements, as this buffer's `count` elements:
+  // a result computed where the caller asked (the typed API's form with trailing result tensors).
+  // The storage neither owns nor frees it. Null when the caller's room is too small, which the
+  // checks of the caller's shapes rule out before.
+  T* lend(T* p, int64_t capacity, int64_t count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : reinterpret_cast<T*>(&empty_);
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);
@@ -326,6 +334,28 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
   if (have != want)
     fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
+// its shape is checked later, with the other shapes).
+template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
+  int64_t bytes = int64_t(sizeof(T));
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (int64_t(1) << 62) / bytes ? int64_t(1) << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+
+// A result written into the caller's memory must not overlap an argument (which would be read
+// after it was overwritten) or another result.
+template <class T, class U>
+inline void check_disjoint(const char* what, const scangen::TensorRef<T>& out, const char* other,
+                           const scangen::TensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<uintptr_t>(out.data()), b = reinterpret_cast<uintptr_t>(t.data());
+  const int64_t a_bytes = span_bytes(out), b_bytes = span_bytes(t);
+  if (a_bytes > 0 && b_bytes > 0 && a < b + uint64_t(b_bytes) && b < a + uint64_t(a_bytes))
+    fail(line, column, what, " overlaps ", other, ": a result must be written to memory of its own");
 }
 
 }  // namespace scangen_rt_v1
@@ -658,11 +688,16 @@ namespace {
 namespace sg = scangen::scalar_v1;
 
 // fn backwards(u: f32[L], x0: f32) -> f32[L]
-void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<float>& result0) {
+void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<float>& result0, bool into, float* result0_out, int64_t result0_out_d0) {
   scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> x_storage;
   if (!(u_d0 >= 0)) scangen_rt_v1::fail(2, 14, "argument 'u' of 'backwards': dimension 0 is ", int64_t{u_d0}, "; dimensions must be >= 0");
   if (!(1152921504606846976 >= u_d0)) scangen_rt_v1::fail(2, 14, "argument 'u' of 'backwards' (f32[", int64_t{u_d0}, "]) is larger than 4611686018427387904 bytes");
+  if (into) {
+    if (!(result0_out_d0 >= 0)) scangen_rt_v1::fail(2, 37, "result 0 of 'backwards': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+    if (!(1152921504606846976 >= result0_out_d0)) scangen_rt_v1::fail(2, 37, "result 0 of 'backwards' (f32[", int64_t{result0_out_d0}, "]) is larger than 4611686018427387904 bytes");
+    if (!(result0_out_d0 == u_d0)) scangen_rt_v1::fail(2, 37, "result 0 of 'backwards': dimension 0 is ", int64_t{result0_out_d0}, " but L = ", int64_t{u_d0}, " (dimension 0 of 'u')");
+  }
   // scan at 3:13
   const int64_t v = sg::sub(u_d0, u_d0);
   const int64_t v_2 = sg::add(v, u_d0);
@@ -679,7 +714,7 @@ void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<floa
   }
   const int64_t steps = sg::min<int64_t>(u_d0, length);
   if (!(1152921504606846976 >= steps)) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'x' (f32[", int64_t{steps}, "], more than 4611686018427387904 bytes)");
-  float* __restrict const x = x_storage.ensure(steps);
+  float* __restrict const x = into ? x_storage.lend(result0_out, result0_out_d0, steps) : x_storage.ensure(steps);
   if (!x) scangen_rt_v1::fail(3, 13, "cannot allocate the rows of 'x' (f32[", int64_t{steps}, "], ", int64_t{(steps * 4)}, " bytes)");
   float x_1 = x0;
   for (int64_t step = 0; step < steps; ++step) {
@@ -690,7 +725,9 @@ void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<floa
     x_1 = v_6;
   }
   if (!(steps == u_d0)) scangen_rt_v1::fail(2, 37, "the result of 'backwards': dimension 0 is ", int64_t{steps}, " but L = ", int64_t{u_d0}, " (dimension 0 of 'u')");
-  result0 = scangen::Tensor<float>::adopt(x_storage.release(), x, {steps});
+  if (!into) {
+    result0 = scangen::Tensor<float>::adopt(x_storage.release(), x, {steps});
+  }
 }
 
 }  // namespace
@@ -698,8 +735,16 @@ void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<floa
 scangen::Tensor<float> backwards(scangen::TensorRef<const float> u, float x0) {
   scangen_rt_v1::check_rank("argument 'u' of 'backwards'", u.rank(), 1, "f32[L]", 2, 14);
   scangen::Tensor<float> result{};
-  backwards_impl(u.data(), u.dim(0), x0, result);
+  backwards_impl(u.data(), u.dim(0), x0, result, false, nullptr, 0);
   return result;
+}
+
+void backwards(scangen::TensorRef<const float> u, float x0, scangen::TensorRef<float> out) {
+  scangen_rt_v1::check_rank("argument 'u' of 'backwards'", u.rank(), 1, "f32[L]", 2, 14);
+  scangen_rt_v1::check_rank("result 0 of 'backwards'", out.rank(), 1, "f32[L]", 2, 37);
+  scangen_rt_v1::check_disjoint("result 0 of 'backwards'", out, "argument 'u'", u, 2, 37);
+  scangen::Tensor<float> result{};
+  backwards_impl(u.data(), u.dim(0), x0, result, true, out.data(), out.dim(0));
 }
 
 }  // namespace scangen_generated
@@ -723,7 +768,10 @@ scangen::Tensor<float> backwards(scangen::TensorRef<const float> u, float x0) {
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -740,7 +788,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -764,6 +813,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -781,6 +837,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -806,12 +865,38 @@ int32_t scangen_entry_0(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     scangen::Tensor<float> r0{};
-    scangen_generated::backwards_impl(static_cast<const float*>(args[0].data), args[0].shape[0], *static_cast<const float*>(args[1].data), r0);
+    scangen_generated::backwards_impl(static_cast<const float*>(args[0].data), args[0].shape[0], *static_cast<const float*>(args[1].data), r0, false, nullptr, 0);
     results[0].dtype = SCANGEN_DTYPE_F32;
     results[0].rank = 1;
     for (int d = 0; d < 1; ++d) results[0].shape[d] = r0.dim(d);
     results[0].data = r0.data();
     results[0].owner = r0.release();
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_0(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 2 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::backwards(scangen::TensorRef<const float>(static_cast<const float*>(args[0].data), args[0].shape, args[0].rank), *static_cast<const float*>(args[1].data), scangen::TensorRef<float>(static_cast<float*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -836,7 +921,9 @@ const scangen_function_info functions[] = {
     {"backwards", "(u: f32[L], x0: f32) -> f32[L]", scangen_entry_0, 2, 1, arg_dtypes_0, arg_ranks_0, result_dtypes_0, result_ranks_0},
 };
 
-const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/backwards.scan", 1, functions};
+const scangen_into_entry into_entries[] = {scangen_into_entry_0};
+
+const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/backwards.scan", 1, functions, into_entries};
 
 }  // namespace
 

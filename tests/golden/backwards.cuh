@@ -240,6 +240,8 @@ namespace cuda {
 
 // fn backwards(u: f32[L], x0: f32) -> f32[L]
 scangen::cuda::DeviceTensor<float> backwards(scangen::cuda::DeviceTensorRef<const float> u, float x0, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void backwards(scangen::cuda::DeviceTensorRef<const float> u, float x0, scangen::cuda::DeviceTensorRef<float> out, cudaStream_t scangen_stream = 0);
 
 }  // namespace cuda
 }  // namespace scangen_generated

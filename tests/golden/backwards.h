@@ -123,6 +123,8 @@ namespace scangen_generated {
 
 // fn backwards(u: f32[L], x0: f32) -> f32[L]
 scangen::Tensor<float> backwards(scangen::TensorRef<const float> u, float x0);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void backwards(scangen::TensorRef<const float> u, float x0, scangen::TensorRef<float> out);
 
 }  // namespace scangen_generated
 

@@ -303,6 +303,14 @@ template <class T> class Storage {
     capacity_ = count;
     return data_;
   }
+  // The caller's memory `p`, with room for `capacity` elements, as this buffer's `count` elements:
+  // a result computed where the caller asked (the typed API's form with trailing result tensors).
+  // The storage neither owns nor frees it. Null when the caller's room is too small, which the
+  // checks of the caller's shapes rule out before.
+  T* lend(T* p, int64_t capacity, int64_t count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : reinterpret_cast<T*>(&empty_);
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);
@@ -326,6 +334,28 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
   if (have != want)
     fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
+// its shape is checked later, with the other shapes).
+template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
+  int64_t bytes = int64_t(sizeof(T));
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (int64_t(1) << 62) / bytes ? int64_t(1) << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+
+// A result written into the caller's memory must not overlap an argument (which would be read
+// after it was overwritten) or another result.
+template <class T, class U>
+inline void check_disjoint(const char* what, const scangen::TensorRef<T>& out, const char* other,
+                           const scangen::TensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<uintptr_t>(out.data()), b = reinterpret_cast<uintptr_t>(t.data());
+  const int64_t a_bytes = span_bytes(out), b_bytes = span_bytes(t);
+  if (a_bytes > 0 && b_bytes > 0 && a < b + uint64_t(b_bytes) && b < a + uint64_t(a_bytes))
+    fail(line, column, what, " overlaps ", other, ": a result must be written to memory of its own");
 }
 
 }  // namespace scangen_rt_v1
@@ -658,7 +688,7 @@ namespace {
 namespace sg = scangen::scalar_v1;
 
 // fn foldl(xs: f64[n], z: f64) -> f64
-void foldl_impl(const double* xs, int64_t xs_d0, double z, double& result0) {
+void foldl_impl(const double* xs, int64_t xs_d0, double z, double& result0, bool /*into*/) {
   scangen_rt_v1::Storage<double> acc_storage;
   if (!(xs_d0 >= 0)) scangen_rt_v1::fail(3, 10, "argument 'xs' of 'foldl': dimension 0 is ", int64_t{xs_d0}, "; dimensions must be >= 0");
   if (!(576460752303423488 >= xs_d0)) scangen_rt_v1::fail(3, 10, "argument 'xs' of 'foldl' (f64[", int64_t{xs_d0}, "]) is larger than 4611686018427387904 bytes");
@@ -680,7 +710,7 @@ void foldl_impl(const double* xs, int64_t xs_d0, double z, double& result0) {
 }
 
 // fn foldr(xs: f64[n], z: f64) -> f64
-void foldr_impl(const double* xs, int64_t xs_d0, double z, double& result0) {
+void foldr_impl(const double* xs, int64_t xs_d0, double z, double& result0, bool /*into*/) {
   scangen_rt_v1::Storage<double> acc_storage;
   if (!(xs_d0 >= 0)) scangen_rt_v1::fail(11, 10, "argument 'xs' of 'foldr': dimension 0 is ", int64_t{xs_d0}, "; dimensions must be >= 0");
   if (!(576460752303423488 >= xs_d0)) scangen_rt_v1::fail(11, 10, "argument 'xs' of 'foldr' (f64[", int64_t{xs_d0}, "]) is larger than 4611686018427387904 bytes");
@@ -702,7 +732,7 @@ void foldr_impl(const double* xs, int64_t xs_d0, double z, double& result0) {
 }
 
 // fn digits_left(d: i64[n]) -> i64
-void digits_left_impl(const int64_t* d, int64_t d_d0, int64_t& result0) {
+void digits_left_impl(const int64_t* d, int64_t d_d0, int64_t& result0, bool /*into*/) {
   scangen_rt_v1::Storage<int64_t> acc_storage;
   if (!(d_d0 >= 0)) scangen_rt_v1::fail(20, 16, "argument 'd' of 'digits_left': dimension 0 is ", int64_t{d_d0}, "; dimensions must be >= 0");
   if (!(576460752303423488 >= d_d0)) scangen_rt_v1::fail(20, 16, "argument 'd' of 'digits_left' (i64[", int64_t{d_d0}, "]) is larger than 4611686018427387904 bytes");
@@ -725,7 +755,7 @@ void digits_left_impl(const int64_t* d, int64_t d_d0, int64_t& result0) {
 }
 
 // fn digits_right(d: i64[n]) -> i64
-void digits_right_impl(const int64_t* d, int64_t d_d0, int64_t& result0) {
+void digits_right_impl(const int64_t* d, int64_t d_d0, int64_t& result0, bool /*into*/) {
   scangen_rt_v1::Storage<int64_t> acc_storage;
   if (!(d_d0 >= 0)) scangen_rt_v1::fail(28, 17, "argument 'd' of 'digits_right': dimension 0 is ", int64_t{d_d0}, "; dimensions must be >= 0");
   if (!(576460752303423488 >= d_d0)) scangen_rt_v1::fail(28, 17, "argument 'd' of 'digits_right' (i64[", int64_t{d_d0}, "]) is larger than 4611686018427387904 bytes");
@@ -752,29 +782,65 @@ void digits_right_impl(const int64_t* d, int64_t d_d0, int64_t& result0) {
 double foldl(scangen::TensorRef<const double> xs, double z) {
   scangen_rt_v1::check_rank("argument 'xs' of 'foldl'", xs.rank(), 1, "f64[n]", 3, 10);
   double result{};
-  foldl_impl(xs.data(), xs.dim(0), z, result);
+  foldl_impl(xs.data(), xs.dim(0), z, result, false);
   return result;
+}
+
+void foldl(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<double> out) {
+  scangen_rt_v1::check_rank("argument 'xs' of 'foldl'", xs.rank(), 1, "f64[n]", 3, 10);
+  scangen_rt_v1::check_rank("result 0 of 'foldl'", out.rank(), 0, "f64", 3, 33);
+  scangen_rt_v1::check_disjoint("result 0 of 'foldl'", out, "argument 'xs'", xs, 3, 33);
+  double result{};
+  foldl_impl(xs.data(), xs.dim(0), z, result, true);
+  *out.data() = result;
 }
 
 double foldr(scangen::TensorRef<const double> xs, double z) {
   scangen_rt_v1::check_rank("argument 'xs' of 'foldr'", xs.rank(), 1, "f64[n]", 11, 10);
   double result{};
-  foldr_impl(xs.data(), xs.dim(0), z, result);
+  foldr_impl(xs.data(), xs.dim(0), z, result, false);
   return result;
+}
+
+void foldr(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<double> out) {
+  scangen_rt_v1::check_rank("argument 'xs' of 'foldr'", xs.rank(), 1, "f64[n]", 11, 10);
+  scangen_rt_v1::check_rank("result 0 of 'foldr'", out.rank(), 0, "f64", 11, 33);
+  scangen_rt_v1::check_disjoint("result 0 of 'foldr'", out, "argument 'xs'", xs, 11, 33);
+  double result{};
+  foldr_impl(xs.data(), xs.dim(0), z, result, true);
+  *out.data() = result;
 }
 
 int64_t digits_left(scangen::TensorRef<const int64_t> d) {
   scangen_rt_v1::check_rank("argument 'd' of 'digits_left'", d.rank(), 1, "i64[n]", 20, 16);
   int64_t result{};
-  digits_left_impl(d.data(), d.dim(0), result);
+  digits_left_impl(d.data(), d.dim(0), result, false);
   return result;
+}
+
+void digits_left(scangen::TensorRef<const int64_t> d, scangen::TensorRef<int64_t> out) {
+  scangen_rt_v1::check_rank("argument 'd' of 'digits_left'", d.rank(), 1, "i64[n]", 20, 16);
+  scangen_rt_v1::check_rank("result 0 of 'digits_left'", out.rank(), 0, "i64", 20, 30);
+  scangen_rt_v1::check_disjoint("result 0 of 'digits_left'", out, "argument 'd'", d, 20, 30);
+  int64_t result{};
+  digits_left_impl(d.data(), d.dim(0), result, true);
+  *out.data() = result;
 }
 
 int64_t digits_right(scangen::TensorRef<const int64_t> d) {
   scangen_rt_v1::check_rank("argument 'd' of 'digits_right'", d.rank(), 1, "i64[n]", 28, 17);
   int64_t result{};
-  digits_right_impl(d.data(), d.dim(0), result);
+  digits_right_impl(d.data(), d.dim(0), result, false);
   return result;
+}
+
+void digits_right(scangen::TensorRef<const int64_t> d, scangen::TensorRef<int64_t> out) {
+  scangen_rt_v1::check_rank("argument 'd' of 'digits_right'", d.rank(), 1, "i64[n]", 28, 17);
+  scangen_rt_v1::check_rank("result 0 of 'digits_right'", out.rank(), 0, "i64", 28, 31);
+  scangen_rt_v1::check_disjoint("result 0 of 'digits_right'", out, "argument 'd'", d, 28, 31);
+  int64_t result{};
+  digits_right_impl(d.data(), d.dim(0), result, true);
+  *out.data() = result;
 }
 
 }  // namespace scangen_generated
@@ -798,7 +864,10 @@ int64_t digits_right(scangen::TensorRef<const int64_t> d) {
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -815,7 +884,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -839,6 +909,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -856,6 +933,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -881,13 +961,39 @@ int32_t scangen_entry_0(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     double r0{};
-    scangen_generated::foldl_impl(static_cast<const double*>(args[0].data), args[0].shape[0], *static_cast<const double*>(args[1].data), r0);
+    scangen_generated::foldl_impl(static_cast<const double*>(args[0].data), args[0].shape[0], *static_cast<const double*>(args[1].data), r0, false);
     results[0].dtype = SCANGEN_DTYPE_F64;
     results[0].rank = 0;
     results[0].owner = std::malloc(64);
     if (!results[0].owner) throw std::bad_alloc();
     *static_cast<double*>(results[0].owner) = r0;
     results[0].data = results[0].owner;
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_0(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 2 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::foldl(scangen::TensorRef<const double>(static_cast<const double*>(args[0].data), args[0].shape, args[0].rank), *static_cast<const double*>(args[1].data), scangen::TensorRef<double>(static_cast<double*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -919,13 +1025,39 @@ int32_t scangen_entry_1(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     double r0{};
-    scangen_generated::foldr_impl(static_cast<const double*>(args[0].data), args[0].shape[0], *static_cast<const double*>(args[1].data), r0);
+    scangen_generated::foldr_impl(static_cast<const double*>(args[0].data), args[0].shape[0], *static_cast<const double*>(args[1].data), r0, false);
     results[0].dtype = SCANGEN_DTYPE_F64;
     results[0].rank = 0;
     results[0].owner = std::malloc(64);
     if (!results[0].owner) throw std::bad_alloc();
     *static_cast<double*>(results[0].owner) = r0;
     results[0].data = results[0].owner;
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_1(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 2 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::foldr(scangen::TensorRef<const double>(static_cast<const double*>(args[0].data), args[0].shape, args[0].rank), *static_cast<const double*>(args[1].data), scangen::TensorRef<double>(static_cast<double*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -957,13 +1089,39 @@ int32_t scangen_entry_2(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     int64_t r0{};
-    scangen_generated::digits_left_impl(static_cast<const int64_t*>(args[0].data), args[0].shape[0], r0);
+    scangen_generated::digits_left_impl(static_cast<const int64_t*>(args[0].data), args[0].shape[0], r0, false);
     results[0].dtype = SCANGEN_DTYPE_I64;
     results[0].rank = 0;
     results[0].owner = std::malloc(64);
     if (!results[0].owner) throw std::bad_alloc();
     *static_cast<int64_t*>(results[0].owner) = r0;
     results[0].data = results[0].owner;
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_2(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 1 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::digits_left(scangen::TensorRef<const int64_t>(static_cast<const int64_t*>(args[0].data), args[0].shape, args[0].rank), scangen::TensorRef<int64_t>(static_cast<int64_t*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -995,13 +1153,39 @@ int32_t scangen_entry_3(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     int64_t r0{};
-    scangen_generated::digits_right_impl(static_cast<const int64_t*>(args[0].data), args[0].shape[0], r0);
+    scangen_generated::digits_right_impl(static_cast<const int64_t*>(args[0].data), args[0].shape[0], r0, false);
     results[0].dtype = SCANGEN_DTYPE_I64;
     results[0].rank = 0;
     results[0].owner = std::malloc(64);
     if (!results[0].owner) throw std::bad_alloc();
     *static_cast<int64_t*>(results[0].owner) = r0;
     results[0].data = results[0].owner;
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_3(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 1 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::digits_right(scangen::TensorRef<const int64_t>(static_cast<const int64_t*>(args[0].data), args[0].shape, args[0].rank), scangen::TensorRef<int64_t>(static_cast<int64_t*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -1029,7 +1213,9 @@ const scangen_function_info functions[] = {
     {"digits_right", "(d: i64[n]) -> i64", scangen_entry_3, 1, 1, arg_dtypes_3, arg_ranks_3, result_dtypes_3, result_ranks_3},
 };
 
-const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/fold.scan", 4, functions};
+const scangen_into_entry into_entries[] = {scangen_into_entry_0, scangen_into_entry_1, scangen_into_entry_2, scangen_into_entry_3};
+
+const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/fold.scan", 4, functions, into_entries};
 
 }  // namespace
 

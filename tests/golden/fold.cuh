@@ -240,15 +240,23 @@ namespace cuda {
 
 // fn foldl(xs: f64[n], z: f64) -> f64
 double foldl(scangen::cuda::DeviceTensorRef<const double> xs, double z, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void foldl(scangen::cuda::DeviceTensorRef<const double> xs, double z, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream = 0);
 
 // fn foldr(xs: f64[n], z: f64) -> f64
 double foldr(scangen::cuda::DeviceTensorRef<const double> xs, double z, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void foldr(scangen::cuda::DeviceTensorRef<const double> xs, double z, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream = 0);
 
 // fn digits_left(d: i64[n]) -> i64
 int64_t digits_left(scangen::cuda::DeviceTensorRef<const int64_t> d, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void digits_left(scangen::cuda::DeviceTensorRef<const int64_t> d, scangen::cuda::DeviceTensorRef<int64_t> out, cudaStream_t scangen_stream = 0);
 
 // fn digits_right(d: i64[n]) -> i64
 int64_t digits_right(scangen::cuda::DeviceTensorRef<const int64_t> d, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void digits_right(scangen::cuda::DeviceTensorRef<const int64_t> d, scangen::cuda::DeviceTensorRef<int64_t> out, cudaStream_t scangen_stream = 0);
 
 }  // namespace cuda
 }  // namespace scangen_generated

@@ -123,15 +123,23 @@ namespace scangen_generated {
 
 // fn foldl(xs: f64[n], z: f64) -> f64
 double foldl(scangen::TensorRef<const double> xs, double z);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void foldl(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<double> out);
 
 // fn foldr(xs: f64[n], z: f64) -> f64
 double foldr(scangen::TensorRef<const double> xs, double z);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void foldr(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<double> out);
 
 // fn digits_left(d: i64[n]) -> i64
 int64_t digits_left(scangen::TensorRef<const int64_t> d);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void digits_left(scangen::TensorRef<const int64_t> d, scangen::TensorRef<int64_t> out);
 
 // fn digits_right(d: i64[n]) -> i64
 int64_t digits_right(scangen::TensorRef<const int64_t> d);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void digits_right(scangen::TensorRef<const int64_t> d, scangen::TensorRef<int64_t> out);
 
 }  // namespace scangen_generated
 

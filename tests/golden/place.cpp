@@ -303,6 +303,14 @@ template <class T> class Storage {
     capacity_ = count;
     return data_;
   }
+  // The caller's memory `p`, with room for `capacity` elements, as this buffer's `count` elements:
+  // a result computed where the caller asked (the typed API's form with trailing result tensors).
+  // The storage neither owns nor frees it. Null when the caller's room is too small, which the
+  // checks of the caller's shapes rule out before.
+  T* lend(T* p, int64_t capacity, int64_t count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : reinterpret_cast<T*>(&empty_);
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);
@@ -326,6 +334,28 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
   if (have != want)
     fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
+// its shape is checked later, with the other shapes).
+template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
+  int64_t bytes = int64_t(sizeof(T));
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (int64_t(1) << 62) / bytes ? int64_t(1) << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+
+// A result written into the caller's memory must not overlap an argument (which would be read
+// after it was overwritten) or another result.
+template <class T, class U>
+inline void check_disjoint(const char* what, const scangen::TensorRef<T>& out, const char* other,
+                           const scangen::TensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<uintptr_t>(out.data()), b = reinterpret_cast<uintptr_t>(t.data());
+  const int64_t a_bytes = span_bytes(out), b_bytes = span_bytes(t);
+  if (a_bytes > 0 && b_bytes > 0 && a < b + uint64_t(b_bytes) && b < a + uint64_t(a_bytes))
+    fail(line, column, what, " overlaps ", other, ": a result must be written to memory of its own");
 }
 
 }  // namespace scangen_rt_v1
@@ -658,7 +688,7 @@ namespace {
 namespace sg = scangen::scalar_v1;
 
 // fn place(location: i32[N, 2], values: f32[N], model: f32[r, c]) -> f32[N, r, c]
-void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d1, const float* values, int64_t values_d0, const float* /*model*/, int64_t model_d0, int64_t model_d1, scangen::Tensor<float>& result0) {
+void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d1, const float* values, int64_t values_d0, const float* /*model*/, int64_t model_d0, int64_t model_d1, scangen::Tensor<float>& result0, bool into, float* result0_out, int64_t result0_out_d0, int64_t result0_out_d1, int64_t result0_out_d2) {
   scangen_rt_v1::Storage<float> t_storage;
   scangen_rt_v1::Storage<float> out_storage;
   if (!(location_d0 >= 0)) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place': dimension 0 is ", int64_t{location_d0}, "; dimensions must be >= 0");
@@ -672,6 +702,16 @@ void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d
   const int64_t count_2 = model_d0 * model_d1;
   if (!(location_d1 == 2)) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place': dimension 1 is ", int64_t{location_d1}, " but must be 2");
   if (!(values_d0 == location_d0)) scangen_rt_v1::fail(2, 31, "argument 'values' of 'place': dimension 0 is ", int64_t{values_d0}, " but N = ", int64_t{location_d0}, " (dimension 0 of 'location')");
+  if (into) {
+    if (!(result0_out_d0 >= 0)) scangen_rt_v1::fail(2, 68, "result 0 of 'place': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+    if (!(result0_out_d1 >= 0)) scangen_rt_v1::fail(2, 68, "result 0 of 'place': dimension 1 is ", int64_t{result0_out_d1}, "; dimensions must be >= 0");
+    if (!(result0_out_d2 >= 0)) scangen_rt_v1::fail(2, 68, "result 0 of 'place': dimension 2 is ", int64_t{result0_out_d2}, "; dimensions must be >= 0");
+    if (!((((result0_out_d0 == 0) || (result0_out_d1 == 0)) || (result0_out_d2 == 0)) || (((1152921504606846976 >= result0_out_d0) && ((1152921504606846976 / sg::max<int64_t>(result0_out_d1, 1)) >= result0_out_d0)) && ((1152921504606846976 / sg::max<int64_t>(result0_out_d2, 1)) >= (result0_out_d0 * result0_out_d1))))) scangen_rt_v1::fail(2, 68, "result 0 of 'place' (f32[", int64_t{result0_out_d0}, ", ", int64_t{result0_out_d1}, ", ", int64_t{result0_out_d2}, "]) is larger than 4611686018427387904 bytes");
+    if (!(result0_out_d0 == location_d0)) scangen_rt_v1::fail(2, 68, "result 0 of 'place': dimension 0 is ", int64_t{result0_out_d0}, " but N = ", int64_t{location_d0}, " (dimension 0 of 'location')");
+    if (!(result0_out_d1 == model_d0)) scangen_rt_v1::fail(2, 68, "result 0 of 'place': dimension 1 is ", int64_t{result0_out_d1}, " but r = ", int64_t{model_d0}, " (dimension 0 of 'model')");
+    if (!(result0_out_d2 == model_d1)) scangen_rt_v1::fail(2, 68, "result 0 of 'place': dimension 2 is ", int64_t{result0_out_d2}, " but c = ", int64_t{model_d1}, " (dimension 1 of 'model')");
+  }
+  const int64_t out_count = (result0_out_d0 * result0_out_d1) * result0_out_d2;
   // scan at 3:15
   if (!(((model_d0 == 0) || (model_d1 == 0)) || ((1152921504606846976 >= model_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= model_d0)))) scangen_rt_v1::fail(4, 22, "cannot allocate the value (f32[", int64_t{model_d0}, ", ", int64_t{model_d1}, "], more than 4611686018427387904 bytes)");
   float* __restrict const t = t_storage.ensure(count_2);
@@ -681,9 +721,9 @@ void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d
     t[i] = 0.0f;
   }
   if (!((((location_d0 == 0) || (model_d0 == 0)) || (model_d1 == 0)) || (((1152921504606846976 >= location_d0) && ((1152921504606846976 / sg::max<int64_t>(model_d0, 1)) >= location_d0)) && ((1152921504606846976 / sg::max<int64_t>(model_d1, 1)) >= (location_d0 * model_d0))))) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'out' (f32[", int64_t{location_d0}, ", ", int64_t{model_d0}, ", ", int64_t{model_d1}, "], more than 4611686018427387904 bytes)");
-  const int64_t count_4 = (location_d0 * model_d0) * model_d1;
-  float* __restrict const out = out_storage.ensure(count_4);
-  if (!out) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'out' (f32[", int64_t{location_d0}, ", ", int64_t{model_d0}, ", ", int64_t{model_d1}, "], ", int64_t{(count_4 * 4)}, " bytes)");
+  const int64_t count_6 = (location_d0 * model_d0) * model_d1;
+  float* __restrict const out = into ? out_storage.lend(result0_out, out_count, count_6) : out_storage.ensure(count_6);
+  if (!out) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'out' (f32[", int64_t{location_d0}, ", ", int64_t{model_d0}, ", ", int64_t{model_d1}, "], ", int64_t{(count_6 * 4)}, " bytes)");
   for (int64_t step = 0; step < location_d0; ++step) {
     const int32_t* __restrict const location_t = location + (step * 2);
     const float values_t = values[step];
@@ -700,7 +740,9 @@ void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d
     const int64_t offset = (index * model_d1) + index_2;
     out_t[offset] = values_t;
   }
-  result0 = scangen::Tensor<float>::adopt(out_storage.release(), out, {location_d0, model_d0, model_d1});
+  if (!into) {
+    result0 = scangen::Tensor<float>::adopt(out_storage.release(), out, {location_d0, model_d0, model_d1});
+  }
 }
 
 }  // namespace
@@ -710,8 +752,20 @@ scangen::Tensor<float> place(scangen::TensorRef<const int32_t> location, scangen
   scangen_rt_v1::check_rank("argument 'values' of 'place'", values.rank(), 1, "f32[N]", 2, 31);
   scangen_rt_v1::check_rank("argument 'model' of 'place'", model.rank(), 2, "f32[r, c]", 2, 47);
   scangen::Tensor<float> result{};
-  place_impl(location.data(), location.dim(0), location.dim(1), values.data(), values.dim(0), model.data(), model.dim(0), model.dim(1), result);
+  place_impl(location.data(), location.dim(0), location.dim(1), values.data(), values.dim(0), model.data(), model.dim(0), model.dim(1), result, false, nullptr, 0, 0, 0);
   return result;
+}
+
+void place(scangen::TensorRef<const int32_t> location, scangen::TensorRef<const float> values, scangen::TensorRef<const float> model, scangen::TensorRef<float> out) {
+  scangen_rt_v1::check_rank("argument 'location' of 'place'", location.rank(), 2, "i32[N, 2]", 2, 10);
+  scangen_rt_v1::check_rank("argument 'values' of 'place'", values.rank(), 1, "f32[N]", 2, 31);
+  scangen_rt_v1::check_rank("argument 'model' of 'place'", model.rank(), 2, "f32[r, c]", 2, 47);
+  scangen_rt_v1::check_rank("result 0 of 'place'", out.rank(), 3, "f32[N, r, c]", 2, 68);
+  scangen_rt_v1::check_disjoint("result 0 of 'place'", out, "argument 'location'", location, 2, 68);
+  scangen_rt_v1::check_disjoint("result 0 of 'place'", out, "argument 'values'", values, 2, 68);
+  scangen_rt_v1::check_disjoint("result 0 of 'place'", out, "argument 'model'", model, 2, 68);
+  scangen::Tensor<float> result{};
+  place_impl(location.data(), location.dim(0), location.dim(1), values.data(), values.dim(0), model.data(), model.dim(0), model.dim(1), result, true, out.data(), out.dim(0), out.dim(1), out.dim(2));
 }
 
 }  // namespace scangen_generated
@@ -735,7 +789,10 @@ scangen::Tensor<float> place(scangen::TensorRef<const int32_t> location, scangen
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -752,7 +809,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -776,6 +834,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -793,6 +858,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -818,12 +886,38 @@ int32_t scangen_entry_0(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     scangen::Tensor<float> r0{};
-    scangen_generated::place_impl(static_cast<const int32_t*>(args[0].data), args[0].shape[0], args[0].shape[1], static_cast<const float*>(args[1].data), args[1].shape[0], static_cast<const float*>(args[2].data), args[2].shape[0], args[2].shape[1], r0);
+    scangen_generated::place_impl(static_cast<const int32_t*>(args[0].data), args[0].shape[0], args[0].shape[1], static_cast<const float*>(args[1].data), args[1].shape[0], static_cast<const float*>(args[2].data), args[2].shape[0], args[2].shape[1], r0, false, nullptr, 0, 0, 0);
     results[0].dtype = SCANGEN_DTYPE_F32;
     results[0].rank = 3;
     for (int d = 0; d < 3; ++d) results[0].shape[d] = r0.dim(d);
     results[0].data = r0.data();
     results[0].owner = r0.release();
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_0(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 3 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::place(scangen::TensorRef<const int32_t>(static_cast<const int32_t*>(args[0].data), args[0].shape, args[0].rank), scangen::TensorRef<const float>(static_cast<const float*>(args[1].data), args[1].shape, args[1].rank), scangen::TensorRef<const float>(static_cast<const float*>(args[2].data), args[2].shape, args[2].rank), scangen::TensorRef<float>(static_cast<float*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -848,7 +942,9 @@ const scangen_function_info functions[] = {
     {"place", "(location: i32[N, 2], values: f32[N], model: f32[r, c]) -> f32[N, r, c]", scangen_entry_0, 3, 1, arg_dtypes_0, arg_ranks_0, result_dtypes_0, result_ranks_0},
 };
 
-const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/place.scan", 1, functions};
+const scangen_into_entry into_entries[] = {scangen_into_entry_0};
+
+const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/place.scan", 1, functions, into_entries};
 
 }  // namespace
 

@@ -240,6 +240,8 @@ namespace cuda {
 
 // fn place(location: i32[N, 2], values: f32[N], model: f32[r, c]) -> f32[N, r, c]
 scangen::cuda::DeviceTensor<float> place(scangen::cuda::DeviceTensorRef<const int32_t> location, scangen::cuda::DeviceTensorRef<const float> values, scangen::cuda::DeviceTensorRef<const float> model, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void place(scangen::cuda::DeviceTensorRef<const int32_t> location, scangen::cuda::DeviceTensorRef<const float> values, scangen::cuda::DeviceTensorRef<const float> model, scangen::cuda::DeviceTensorRef<float> out, cudaStream_t scangen_stream = 0);
 
 }  // namespace cuda
 }  // namespace scangen_generated

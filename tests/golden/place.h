@@ -123,6 +123,8 @@ namespace scangen_generated {
 
 // fn place(location: i32[N, 2], values: f32[N], model: f32[r, c]) -> f32[N, r, c]
 scangen::Tensor<float> place(scangen::TensorRef<const int32_t> location, scangen::TensorRef<const float> values, scangen::TensorRef<const float> model);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void place(scangen::TensorRef<const int32_t> location, scangen::TensorRef<const float> values, scangen::TensorRef<const float> model, scangen::TensorRef<float> out);
 
 }  // namespace scangen_generated
 

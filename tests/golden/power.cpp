@@ -303,6 +303,14 @@ template <class T> class Storage {
     capacity_ = count;
     return data_;
   }
+  // The caller's memory `p`, with room for `capacity` elements, as this buffer's `count` elements:
+  // a result computed where the caller asked (the typed API's form with trailing result tensors).
+  // The storage neither owns nor frees it. Null when the caller's room is too small, which the
+  // checks of the caller's shapes rule out before.
+  T* lend(T* p, int64_t capacity, int64_t count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : reinterpret_cast<T*>(&empty_);
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);
@@ -326,6 +334,28 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
   if (have != want)
     fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
+// its shape is checked later, with the other shapes).
+template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
+  int64_t bytes = int64_t(sizeof(T));
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (int64_t(1) << 62) / bytes ? int64_t(1) << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+
+// A result written into the caller's memory must not overlap an argument (which would be read
+// after it was overwritten) or another result.
+template <class T, class U>
+inline void check_disjoint(const char* what, const scangen::TensorRef<T>& out, const char* other,
+                           const scangen::TensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<uintptr_t>(out.data()), b = reinterpret_cast<uintptr_t>(t.data());
+  const int64_t a_bytes = span_bytes(out), b_bytes = span_bytes(t);
+  if (a_bytes > 0 && b_bytes > 0 && a < b + uint64_t(b_bytes) && b < a + uint64_t(a_bytes))
+    fail(line, column, what, " overlaps ", other, ": a result must be written to memory of its own");
 }
 
 }  // namespace scangen_rt_v1
@@ -658,11 +688,16 @@ namespace {
 namespace sg = scangen::scalar_v1;
 
 // fn power(A: f32[n], k: i32) -> f32[n]
-void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>& result0) {
+void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>& result0, bool into, float* result0_out, int64_t result0_out_d0) {
   scangen_rt_v1::Storage<float> acc_storage;
   const int64_t k_value = sg::cast<int64_t>(k);
   if (!(A_d0 >= 0)) scangen_rt_v1::fail(2, 10, "argument 'A' of 'power': dimension 0 is ", int64_t{A_d0}, "; dimensions must be >= 0");
   if (!(1152921504606846976 >= A_d0)) scangen_rt_v1::fail(2, 10, "argument 'A' of 'power' (f32[", int64_t{A_d0}, "]) is larger than 4611686018427387904 bytes");
+  if (into) {
+    if (!(result0_out_d0 >= 0)) scangen_rt_v1::fail(2, 32, "result 0 of 'power': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+    if (!(1152921504606846976 >= result0_out_d0)) scangen_rt_v1::fail(2, 32, "result 0 of 'power' (f32[", int64_t{result0_out_d0}, "]) is larger than 4611686018427387904 bytes");
+    if (!(result0_out_d0 == A_d0)) scangen_rt_v1::fail(2, 32, "result 0 of 'power': dimension 0 is ", int64_t{result0_out_d0}, " but n = ", int64_t{A_d0}, " (dimension 0 of 'A')");
+  }
   // scan at 3:15
   if (!(k_value >= 0)) scangen_rt_v1::fail(3, 15, "steps is ", int64_t{k_value}, "; it must be >= 0");
   if (!(1152921504606846976 >= A_d0)) scangen_rt_v1::fail(3, 15, "cannot allocate the rows of 'acc' (f32[1, ", int64_t{A_d0}, "], more than 4611686018427387904 bytes)");
@@ -683,7 +718,12 @@ void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>&
   if (!((index >= 0) && (index < acc_rows))) scangen_rt_v1::fail(7, 12, "index -1 is out of range for dimension 0 of size ", int64_t{acc_rows});
   const int64_t offset = index * A_d0;
   float* __restrict const view = acc + offset;
-  result0 = scangen::Tensor<float>::adopt(acc_storage.release(), view, {A_d0});
+  if (into) {
+    scangen_rt_v1::copy(result0_out, view, A_d0);
+  }
+  if (!into) {
+    result0 = scangen::Tensor<float>::adopt(acc_storage.release(), view, {A_d0});
+  }
 }
 
 }  // namespace
@@ -691,8 +731,16 @@ void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>&
 scangen::Tensor<float> power(scangen::TensorRef<const float> A, int32_t k) {
   scangen_rt_v1::check_rank("argument 'A' of 'power'", A.rank(), 1, "f32[n]", 2, 10);
   scangen::Tensor<float> result{};
-  power_impl(A.data(), A.dim(0), k, result);
+  power_impl(A.data(), A.dim(0), k, result, false, nullptr, 0);
   return result;
+}
+
+void power(scangen::TensorRef<const float> A, int32_t k, scangen::TensorRef<float> out) {
+  scangen_rt_v1::check_rank("argument 'A' of 'power'", A.rank(), 1, "f32[n]", 2, 10);
+  scangen_rt_v1::check_rank("result 0 of 'power'", out.rank(), 1, "f32[n]", 2, 32);
+  scangen_rt_v1::check_disjoint("result 0 of 'power'", out, "argument 'A'", A, 2, 32);
+  scangen::Tensor<float> result{};
+  power_impl(A.data(), A.dim(0), k, result, true, out.data(), out.dim(0));
 }
 
 }  // namespace scangen_generated
@@ -716,7 +764,10 @@ scangen::Tensor<float> power(scangen::TensorRef<const float> A, int32_t k) {
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -733,7 +784,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -757,6 +809,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -774,6 +833,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -799,12 +861,38 @@ int32_t scangen_entry_0(const scangen_tensor* args, int32_t num_args, scangen_te
   }
   try {
     scangen::Tensor<float> r0{};
-    scangen_generated::power_impl(static_cast<const float*>(args[0].data), args[0].shape[0], *static_cast<const int32_t*>(args[1].data), r0);
+    scangen_generated::power_impl(static_cast<const float*>(args[0].data), args[0].shape[0], *static_cast<const int32_t*>(args[1].data), r0, false, nullptr, 0);
     results[0].dtype = SCANGEN_DTYPE_F32;
     results[0].rank = 1;
     for (int d = 0; d < 1; ++d) results[0].shape[d] = r0.dim(d);
     results[0].data = r0.data();
     results[0].owner = r0.release();
+    return SCANGEN_OK;
+  } catch (const scangen::Error& e) {
+    error->line = e.line();
+    error->column = e.column();
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_USER_ERROR;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(error->message, sizeof error->message, "%s", "out of memory");
+    return SCANGEN_USER_ERROR;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return SCANGEN_INTERNAL_ERROR;
+  }
+}
+
+int32_t scangen_into_entry_0(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,
+                int32_t num_results, scangen_error* error) {
+  error->line = 0;
+  error->column = 0;
+  error->message[0] = '\0';
+  if (num_args != 2 || num_results != 1) {
+    std::snprintf(error->message, sizeof error->message, "%s", "wrong number of arguments or results");
+    return SCANGEN_INTERNAL_ERROR;
+  }
+  try {
+    scangen_generated::power(scangen::TensorRef<const float>(static_cast<const float*>(args[0].data), args[0].shape, args[0].rank), *static_cast<const int32_t*>(args[1].data), scangen::TensorRef<float>(static_cast<float*>(results[0].data), results[0].shape, results[0].rank));
     return SCANGEN_OK;
   } catch (const scangen::Error& e) {
     error->line = e.line();
@@ -829,7 +917,9 @@ const scangen_function_info functions[] = {
     {"power", "(A: f32[n], k: i32) -> f32[n]", scangen_entry_0, 2, 1, arg_dtypes_0, arg_ranks_0, result_dtypes_0, result_ranks_0},
 };
 
-const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/power.scan", 1, functions};
+const scangen_into_entry into_entries[] = {scangen_into_entry_0};
+
+const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/power.scan", 1, functions, into_entries};
 
 }  // namespace
 

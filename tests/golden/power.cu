@@ -13,7 +13,10 @@
  *     extern "C" __global__ void scangen_kernel_<n>(scangen_cuda_launch* launch,
  *                                                   scangen_cuda_tensor* tensors);
  * Both point into one device allocation: the launch record, then the function's arguments and
- * results (tensors[0, num_args) and tensors[num_args, num_args + num_results)). The kernel runs a
+ * results (tensors[0, num_args) and tensors[num_args, num_args + num_results)). A result record
+ * the host fills before the launch with `scalar` = 1, `data` and `shape` asks for the result in
+ * that memory (the caller's; the form of the typed API with trailing result tensors); the host
+ * leaves the records zero otherwise. The kernel runs a
  * whole function; buffers it needs are carved out of the arena the host gives it. When the arena
  * is too small the kernel stops early with SCANGEN_CUDA_NEEDS_ARENA and says how many bytes it
  * needed so far; the host launches again with a larger arena (scangen_cuda_launch.h). Embedded
@@ -611,6 +614,13 @@ template <class T>
 __device__ inline const T* tensor_arg(const scangen_cuda_tensor& t) {
   return (const T*)t.data;
 }
+// A result record the host filled with the caller's memory (the form that writes the results
+// there): its `scalar` is 1 (scangen_cuda_abi.h).
+__device__ inline bool into_caller_memory(const scangen_cuda_tensor& result) { return result.scalar != 0; }
+template <class T>
+__device__ inline T* caller_memory(const scangen_cuda_tensor& result) {
+  return (T*)result.data;
+}
 template <class T>
 __device__ inline T scalar_arg(const scangen_cuda_tensor& t) {
   T value;
@@ -653,6 +663,13 @@ class Storage {
       capacity_ = count;
     }
     return data_ ? data_ : (T*)ctx.empty();
+  }
+  // The caller's memory `p` (room for `capacity` elements) as this buffer's `count` elements: a
+  // result computed where the caller asked. Null when the room is too small, which the checks of
+  // the caller's shapes rule out before.
+  __device__ T* lend(Context& ctx, T* p, long long capacity, long long count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : (T*)ctx.empty();
   }
   // Room for `count` elements keeping the first `keep` (the results of a scan with `until`).
   __device__ T* grow(Context& ctx, long long count, long long keep) {
@@ -777,7 +794,7 @@ namespace sgc = scangen_cuda_v1;
 
 // fn power(A: f32[n], k: i32) -> f32[n]
 // Strategy: whole function in one kernel; independent lanes for 1 time loop(s).
-__device__ void power_impl(sgc::Context& ctx, const float* A, int64_t A_d0, int32_t k) {
+__device__ void power_impl(sgc::Context& ctx, const float* A, int64_t A_d0, int32_t k, bool into, float* result0_out, int64_t result0_out_d0) {
   sgc::Storage<float> acc_storage;
   const int64_t k_value = sg::cast<int64_t>(k);
   if (!(A_d0 >= 0)) {
@@ -787,6 +804,20 @@ __device__ void power_impl(sgc::Context& ctx, const float* A, int64_t A_d0, int3
   if (!(1152921504606846976 >= A_d0)) {
     ctx.fail_uniform(2, 10, "argument 'A' of 'power' (f32[", int64_t{A_d0}, "]) is larger than 4611686018427387904 bytes");
     return;
+  }
+  if (into) {
+    if (!(result0_out_d0 >= 0)) {
+      ctx.fail_uniform(2, 32, "result 0 of 'power': dimension 0 is ", int64_t{result0_out_d0}, "; dimensions must be >= 0");
+      return;
+    }
+    if (!(1152921504606846976 >= result0_out_d0)) {
+      ctx.fail_uniform(2, 32, "result 0 of 'power' (f32[", int64_t{result0_out_d0}, "]) is larger than 4611686018427387904 bytes");
+      return;
+    }
+    if (!(result0_out_d0 == A_d0)) {
+      ctx.fail_uniform(2, 32, "result 0 of 'power': dimension 0 is ", int64_t{result0_out_d0}, " but n = ", int64_t{A_d0}, " (dimension 0 of 'A')");
+      return;
+    }
   }
   // scan at 3:15
   if (!(k_value >= 0)) {
@@ -823,7 +854,12 @@ __device__ void power_impl(sgc::Context& ctx, const float* A, int64_t A_d0, int3
   }
   const int64_t offset = index * A_d0;
   float* const view = acc + offset;
-  ctx.result(0, view, A_d0);
+  if (into) {
+    sgc::copy(ctx, result0_out, view, A_d0);
+  }
+  if (!into) {
+    ctx.result(0, view, A_d0);
+  }
   ctx.finish();
 }
 
@@ -831,7 +867,7 @@ __device__ void power_impl(sgc::Context& ctx, const float* A, int64_t A_d0, int3
 
 __global__ void __launch_bounds__(SCANGEN_CUDA_BLOCK_THREADS, SCANGEN_CUDA_LANE_BLOCKS) scangen_kernel_0(scangen_cuda_launch* launch, scangen_cuda_tensor* tensors) {
   scangen_cuda_v1::Context ctx(launch, tensors);
-  scangen_kernels::power_impl(ctx, scangen_cuda_v1::tensor_arg<float>(tensors[0]), tensors[0].shape[0], scangen_cuda_v1::scalar_arg<int32_t>(tensors[1]));
+  scangen_kernels::power_impl(ctx, scangen_cuda_v1::tensor_arg<float>(tensors[0]), tensors[0].shape[0], scangen_cuda_v1::scalar_arg<int32_t>(tensors[1]), scangen_cuda_v1::into_caller_memory(tensors[2]), scangen_cuda_v1::caller_memory<float>(tensors[2]), tensors[2].shape[0]);
 }
 
 }  // namespace
@@ -930,9 +966,12 @@ inline std::string error_text(const scangen_cuda_launch& launch) {
 // Runs the kernel on `args` (device addresses, shapes and scalar values filled in). `arena_hint`
 // is the arena to start with, and is raised to what the function used, so the next call with the
 // same shapes launches once. `block_limit`: the most threads of a block (the emulation uses few).
+// `outs`: the result records that ask for the results in the caller's memory (scangen_cuda_abi.h),
+// or null.
 template <class Ops>
 Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_results, long long width,
-            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS) {
+            unsigned long long& arena_hint, unsigned block_limit = SCANGEN_CUDA_BLOCK_THREADS,
+            const std::vector<scangen_cuda_tensor>* outs = nullptr) {
   const size_t count = args.size() + size_t(num_results);
   const size_t tensors_offset = (sizeof(scangen_cuda_launch) + 255) / 256 * 256;
   const size_t record_bytes = tensors_offset + count * sizeof(scangen_cuda_tensor);
@@ -971,6 +1010,8 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
     launch->shared_capacity = shape.shared_bytes;
     launch->error_key = ~0ull;
     for (size_t i = 0; i < args.size(); ++i) tensors[i] = args[i];
+    if (outs)
+      for (size_t i = 0; i < outs->size() && i < size_t(num_results); ++i) tensors[args.size() + i] = (*outs)[i];
     ops.upload(record.address, host.data(), host.size());
     ops.launch(shape, record.address, record.address + tensors_offset);
     ++out.launches;
@@ -1026,7 +1067,10 @@ Outcome run(Ops& ops, const std::vector<scangen_cuda_tensor>& args, int num_resu
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -1043,7 +1087,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -1067,6 +1112,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -1084,6 +1136,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -1192,12 +1247,13 @@ inline long long dims_product(std::initializer_list<long long> dims) {
 }
 
 // Runs `kernel`; throws scangen::Error for an error of the .scan program. The results own the
-// arena together.
+// arena together. With `outs` (out_record()), the tensor results are written there.
 inline std::pair<std::shared_ptr<void>, std::vector<scangen_cuda_tensor>> run(
     const void* kernel, cudaStream_t stream, const std::vector<scangen_cuda_tensor>& args, int num_results,
-    long long width, unsigned long long& arena_hint) {
+    long long width, unsigned long long& arena_hint, const std::vector<scangen_cuda_tensor>* outs = nullptr) {
   RuntimeOps ops(kernel, stream);
-  scangen_cuda_launch_v1::Outcome out = scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint);
+  scangen_cuda_launch_v1::Outcome out =
+      scangen_cuda_launch_v1::run(ops, args, num_results, width, arena_hint, SCANGEN_CUDA_BLOCK_THREADS, outs);
   if (!out.ok) throw scangen::Error(out.message, out.line, out.column);
   std::shared_ptr<void> arena(reinterpret_cast<void*>(out.arena), [](void* p) { RuntimeOps::memory().give_back(p); });
   return {arena, out.results};
@@ -1212,6 +1268,44 @@ template <class T> T scalar_result(const scangen_cuda_tensor& r) {
   T value;
   std::memcpy(&value, &r.scalar, sizeof(T));
   return value;
+}
+
+// The record asking for a result in the caller's device memory (scangen_cuda_abi.h).
+template <class T> scangen_cuda_tensor out_record(const scangen::cuda::DeviceTensorRef<T>& t, int dtype) {
+  scangen_cuda_tensor r{};
+  r.data = reinterpret_cast<unsigned long long>(t.data());
+  r.scalar = 1;
+  r.rank = t.rank();
+  r.dtype = dtype;
+  for (int d = 0; d < t.rank(); ++d) r.shape[d] = t.dim(d);
+  return r;
+}
+// A scalar result stored into the caller's device memory.
+template <class T>
+void store_scalar(const scangen::cuda::DeviceTensorRef<T>& out, const scangen_cuda_tensor& r, cudaStream_t stream) {
+  T value = scalar_result<T>(r);
+  check(cudaMemcpyAsync(out.data(), &value, sizeof(T), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62).
+template <class Ref> long long span_bytes(const Ref& t, size_t element) {
+  long long bytes = (long long)element;
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (1ll << 62) / bytes ? 1ll << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+// A result written into the caller's memory must not overlap an argument or another result.
+template <class T, class U>
+void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& out, const char* other,
+                    const scangen::cuda::DeviceTensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<unsigned long long>(out.data()), b = reinterpret_cast<unsigned long long>(t.data());
+  const long long a_bytes = span_bytes(out, sizeof(T)), b_bytes = span_bytes(t, sizeof(U));
+  if (a_bytes > 0 && b_bytes > 0 && a < b + (unsigned long long)b_bytes && b < a + (unsigned long long)a_bytes)
+    throw scangen::Error(std::string(what) + " overlaps " + other + ": a result must be written to memory of its own",
+                         line, column);
 }
 
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
@@ -1240,6 +1334,24 @@ scangen::cuda::DeviceTensor<float> power(scangen::cuda::DeviceTensorRef<const fl
   auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&scangen_kernel_0), scangen_stream, scangen_args, 1, scangen_width, scangen_hint);
   if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);
   return scangen_cuda_host_v1::tensor_result<float>(scangen_arena, scangen_results[0]);
+}
+
+void power(scangen::cuda::DeviceTensorRef<const float> A, int32_t k, scangen::cuda::DeviceTensorRef<float> out, cudaStream_t scangen_stream) {
+  scangen_cuda_host_v1::check_rank("argument 'A' of 'power'", A.rank(), 1, "f32[n]", 2, 10);
+  scangen_cuda_host_v1::check_rank("result 0 of 'power'", out.rank(), 1, "f32[n]", 2, 32);
+  scangen_cuda_host_v1::check_disjoint("result 0 of 'power'", out, "argument 'A'", A, 2, 32);
+  const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(A, SCANGEN_DTYPE_F32),
+      scangen_cuda_host_v1::scalar_arg(k, SCANGEN_DTYPE_I32)};
+  const std::vector<scangen_cuda_tensor> scangen_outs = {scangen_cuda_host_v1::out_record(out, SCANGEN_DTYPE_F32)};
+  long long scangen_width = 1;
+  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({1LL, A.dim(0)}));
+  // The arena to start with: the most a call used so far.
+  static std::atomic<unsigned long long> scangen_arena_hint{0};
+  unsigned long long scangen_hint = scangen_arena_hint.load();
+  auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&scangen_kernel_0), scangen_stream, scangen_args, 1, scangen_width, scangen_hint, &scangen_outs);
+  if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);
+  (void)scangen_arena;
+  (void)scangen_results;
 }
 
 }  // namespace cuda

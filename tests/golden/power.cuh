@@ -240,6 +240,8 @@ namespace cuda {
 
 // fn power(A: f32[n], k: i32) -> f32[n]
 scangen::cuda::DeviceTensor<float> power(scangen::cuda::DeviceTensorRef<const float> A, int32_t k, cudaStream_t scangen_stream = 0);
+// The same, writing the results into the caller's device tensors.
+void power(scangen::cuda::DeviceTensorRef<const float> A, int32_t k, scangen::cuda::DeviceTensorRef<float> out, cudaStream_t scangen_stream = 0);
 
 }  // namespace cuda
 }  // namespace scangen_generated

@@ -123,6 +123,8 @@ namespace scangen_generated {
 
 // fn power(A: f32[n], k: i32) -> f32[n]
 scangen::Tensor<float> power(scangen::TensorRef<const float> A, int32_t k);
+// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).
+void power(scangen::TensorRef<const float> A, int32_t k, scangen::TensorRef<float> out);
 
 }  // namespace scangen_generated
 

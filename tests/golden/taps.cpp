@@ -303,6 +303,14 @@ template <class T> class Storage {
     capacity_ = count;
     return data_;
   }
+  // The caller's memory `p`, with room for `capacity` elements, as this buffer's `count` elements:
+  // a result computed where the caller asked (the typed API's form with trailing result tensors).
+  // The storage neither owns nor frees it. Null when the caller's room is too small, which the
+  // checks of the caller's shapes rule out before.
+  T* lend(T* p, int64_t capacity, int64_t count) const {
+    if (count > capacity) return nullptr;
+    return p ? p : reinterpret_cast<T*>(&empty_);
+  }
   // Hands the buffer over (the receiver frees it with std::free).
   void* release() {
     void* p = data_ ? data_ : std::malloc(64);
@@ -326,6 +334,28 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
   if (have != want)
     fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
+}
+
+// The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
+// its shape is checked later, with the other shapes).
+template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
+  int64_t bytes = int64_t(sizeof(T));
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.dim(i) <= 0) return 0;
+    bytes = t.dim(i) > (int64_t(1) << 62) / bytes ? int64_t(1) << 62 : bytes * t.dim(i);
+  }
+  return bytes;
+}
+
+// A result written into the caller's memory must not overlap an argument (which would be read
+// after it was overwritten) or another result.
+template <class T, class U>
+inline void check_disjoint(const char* what, const scangen::TensorRef<T>& out, const char* other,
+                           const scangen::TensorRef<U>& t, int line, int column) {
+  const auto a = reinterpret_cast<uintptr_t>(out.data()), b = reinterpret_cast<uintptr_t>(t.data());
+  const int64_t a_bytes = span_bytes(out), b_bytes = span_bytes(t);
+  if (a_bytes > 0 && b_bytes > 0 && a < b + uint64_t(b_bytes) && b < a + uint64_t(a_bytes))
+    fail(line, column, what, " overlaps ", other, ": a result must be written to memory of its own");
 }
 
 }  // namespace scangen_rt_v1
@@ -730,7 +760,10 @@ scangen::Tensor<float> taps(scangen::TensorRef<const float> u, scangen::TensorRe
 extern "C" {
 #endif
 
-#define SCANGEN_ABI_VERSION 1
+/* Version 2 added `into_entries` at the end of scangen_module_info; the runtime loads versions 1
+ * and 2 (a version 1 module has no entries that write into the caller's memory). */
+#define SCANGEN_ABI_VERSION 2
+#define SCANGEN_ABI_OLDEST_VERSION 1
 /* The largest rank a tensor may have at a function boundary (the frontend rejects more). */
 #define SCANGEN_MAX_RANK 8
 #define SCANGEN_ERROR_CAPACITY 2048
@@ -747,7 +780,8 @@ enum scangen_dtype {
 /* A dense, C-ordered tensor. Scalars have rank 0 and one element at `data`. */
 typedef struct scangen_tensor {
   void* data;     /* first element */
-  void* owner;    /* results: the pointer to pass to free() (may differ from data); args: NULL */
+  void* owner;    /* results: the pointer to pass to free() (may differ from data); args, and
+                   * results in the caller's memory: NULL */
   int64_t shape[SCANGEN_MAX_RANK];
   int32_t rank;
   int32_t dtype;  /* enum scangen_dtype */
@@ -771,6 +805,13 @@ typedef int32_t (*scangen_entry)(const scangen_tensor* args, int32_t num_args,
                                  scangen_tensor* results, int32_t num_results,
                                  scangen_error* error);
 
+/* Runs one function with its results written into the caller's memory: `results` holds the
+ * caller's tensors (data, shape, rank and dtype, owner NULL), which must have the shapes of the
+ * results and overlap no argument or each other (a user error otherwise). On SCANGEN_OK they hold
+ * the results; otherwise their contents are unspecified and `error` says why. Same signature as
+ * scangen_entry. */
+typedef scangen_entry scangen_into_entry;
+
 typedef struct scangen_function_info {
   const char* name;       /* the fn's name in the .scan file */
   const char* signature;  /* e.g. "(A: f32[n], k: i32) -> f32[n]" for messages */
@@ -788,6 +829,9 @@ typedef struct scangen_module_info {
   const char* source_file;
   int32_t num_functions;
   const scangen_function_info* functions;
+  /* Since version 2: per function, the entry that writes into the caller's memory, or NULL for a
+   * function whose result shapes are known only while it runs (docs/cli.md). */
+  const scangen_into_entry* into_entries;
 } scangen_module_info;
 
 /* The one symbol a loaded module exports. */
@@ -843,7 +887,9 @@ const scangen_function_info functions[] = {
     {"taps", "(u: f32[L], x0: f32[2]) -> f32[?]", scangen_entry_0, 2, 1, arg_dtypes_0, arg_ranks_0, result_dtypes_0, result_ranks_0},
 };
 
-const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/taps.scan", 1, functions};
+const scangen_into_entry into_entries[] = {nullptr};
+
+const scangen_module_info module_info = {SCANGEN_ABI_VERSION, "samples/contract/taps.scan", 1, functions, into_entries};
 
 }  // namespace
 

@@ -425,12 +425,23 @@ BOOST_AUTO_TEST_CASE(module_load_errors) {
 
   compile_directly(dir.path, module_source(), dir / "future.so", {"-DSCANGEN_TEST_ABI_VERSION=99"});
   BOOST_TEST(contains(error_message<RuntimeError>([&] { CpuModule::load(dir / "future.so"); }),
-                      "built for scangen ABI version 99, this runtime implements version 1"));
+                      "built for scangen ABI version 99, this runtime implements versions 1 to 2"));
+  // A module of ABI version 1 (no entries that write into the caller's tensors) still loads.
+  compile_directly(dir.path, module_source(), dir / "old.so", {"-DSCANGEN_TEST_ABI_VERSION=1"});
+  std::shared_ptr<CpuModule> old = CpuModule::load(dir / "old.so");
+  check_scale(*old);
+  std::vector<HostTensor> outs{HostTensor::from_vector<float>({0, 0, 0}, {3})};
+  BOOST_TEST(contains(error_message<RuntimeError>([&] {
+                        old->call_into("scale", {HostTensor::from_vector<float>({1, 2, 3}, {3}),
+                                                 HostTensor::scalar<float>(2.5f)}, outs);
+                      }),
+                      "function 'scale' cannot write its results into the caller's tensors: its module was built "
+                      "for ABI version 1"));
 
   // Through the JIT, a fresh module that does not load is a scangen bug.
   CpuJit jit(dir / "cache");
   std::string message = error_message<InternalError>(
-      [&] { jit.compile_and_load("#define SCANGEN_TEST_ABI_VERSION 2\n" + module_source()); });
+      [&] { jit.compile_and_load("#define SCANGEN_TEST_ABI_VERSION 3\n" + module_source()); });
   BOOST_TEST(contains(message, "freshly compiled module cannot be loaded"));
   BOOST_TEST(temp_files_in(dir / "cache").empty());
 

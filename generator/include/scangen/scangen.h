@@ -113,6 +113,14 @@ class Module {
   // Calls `fn`. Throws RuntimeError for arguments that do not fit its signature, ProgramError
   // for a run-time error of the program, InternalError for a scangen bug.
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) const;
+  // Calls `fn` with its results written into `outs`, one tensor per result (scangen::out_view()
+  // over the caller's memory, or any HostTensor), each of the result's dtype, rank and shape and
+  // overlapping no argument or other out; a RuntimeError otherwise, and for a function whose
+  // result shapes are known only while it runs (a scan with `until`, a slice computed from
+  // elements: docs/jit.md). The CPU backend computes the results there without allocating them;
+  // the other backends compute them as call() does and copy them there. After an error the outs'
+  // contents are unspecified.
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) const;
 
   Backend backend() const;
   // Warnings of the compile, rendered (empty when there were none).
@@ -142,6 +150,12 @@ Module compile_source(const std::string& name, std::string_view text, const JitO
 // A tensor over the caller's memory (C order, no copy). The memory must be aligned for T.
 template <class T> HostTensor view(const T* data, Shape shape) {
   return HostTensor::view(dtype_of<T>(), std::move(shape), data);
+}
+
+// A tensor over the caller's writable memory (C order, no copy), to receive a result of
+// Module::call_into. The memory must be aligned for T and stay alive during the call.
+template <class T> HostTensor out_view(T* data, Shape shape) {
+  return HostTensor::adopt(dtype_of<T>(), std::move(shape), data, nullptr, nullptr);
 }
 
 }  // namespace scangen

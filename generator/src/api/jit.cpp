@@ -2,6 +2,7 @@
 // behind one Module handle, with an in-process memo of compiled programs (api/module_memo.h).
 #include "scangen/scangen.h"
 
+#include <cstring>
 #include <mutex>
 
 #include "api/module_memo.h"
@@ -46,6 +47,9 @@ class CpuRunner final : public detail::Runner {
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
     return module_->call(fn, args);
   }
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) override {
+    module_->call_into(fn, args, outs);
+  }
   bool concurrent() const override { return true; }  // emitted code keeps no state between calls
 
  private:
@@ -59,6 +63,9 @@ class CudaEmulationRunner final : public detail::Runner {
         emulation_(files.at(0).contents, files.at(1).contents, jit_) {}
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
     return emulation_.call(fn, args);
+  }
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) override {
+    emulation_.call_into(fn, args, outs);
   }
   bool concurrent() const override { return false; }  // one arena per module
 
@@ -74,6 +81,9 @@ class CudaRunner final : public detail::Runner {
                  options.cuda_cache_dir.empty() ? CudaCompiler() : CudaCompiler(options.cuda_cache_dir)) {}
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) override {
     return program_.call(fn, args);
+  }
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) override {
+    program_.call_into(fn, args, outs);
   }
   bool concurrent() const override { return false; }  // one arena per module
 
@@ -197,6 +207,33 @@ const FunctionInfo& Module::function(std::string_view name) const {
   throw RuntimeError(state_->driver.describe_missing_function(state_->program, std::string(name)));
 }
 
+namespace {
+
+// The bytes of a tensor's elements, as an address range.
+bool overlap(const HostTensor& a, const HostTensor& b) {
+  if (a.nbytes() == 0 || b.nbytes() == 0) return false;
+  const auto x = reinterpret_cast<uintptr_t>(a.raw_data()), y = reinterpret_cast<uintptr_t>(b.raw_data());
+  return x < y + b.nbytes() && y < x + a.nbytes();
+}
+
+std::string result_text(const FunctionInfo& f, size_t i) {
+  const std::string& name = f.results[i].name;
+  return "result " + std::to_string(i) + (name.empty() ? "" : " ('" + name + "')") + " of '" + f.name + "'";
+}
+
+}  // namespace
+
+void detail::Runner::call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) {
+  std::vector<HostTensor> results = call(fn, args);
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].shape() != outs[i].shape())
+      throw RuntimeError("result " + std::to_string(i) + " of '" + std::string(fn) + "' has shape " +
+                         shape_to_string(results[i].shape()) + ", the tensor given for it has shape " +
+                         shape_to_string(outs[i].shape()));
+    if (results[i].nbytes() > 0) std::memcpy(outs[i].raw_data(), results[i].raw_data(), results[i].nbytes());
+  }
+}
+
 std::vector<HostTensor> Module::call(std::string_view fn, const std::vector<HostTensor>& args) const {
   function(fn);
   detail::ModuleState& s = *state_;
@@ -222,6 +259,39 @@ Module compile_source(const std::string& name, std::string_view text, const JitO
 
 Module compile_file(const fs::path& path, const JitOptions& options) {
   return compile_source(path.string(), read_source_file(path), options);
+}
+
+void Module::call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) const {
+  const FunctionInfo& f = function(fn);
+  if (outs.size() != f.results.size())
+    throw RuntimeError("function '" + f.name + "' has " + std::to_string(f.results.size()) + " result" +
+                       (f.results.size() == 1 ? "" : "s") + ", got " + std::to_string(outs.size()) +
+                       " tensors for them: " + f.name + f.signature);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const std::string what = result_text(f, i);
+    if (!outs[i].valid()) throw RuntimeError(what + ": the tensor given for it is empty");
+    if (outs[i].dtype() != f.results[i].dtype || outs[i].rank() != f.results[i].rank)
+      throw RuntimeError(what + " is " + std::string(dtype_name(f.results[i].dtype)) + " of rank " +
+                         std::to_string(f.results[i].rank) + ", the tensor given for it " +
+                         std::string(dtype_name(outs[i].dtype())) + " of rank " + std::to_string(outs[i].rank()));
+    for (size_t a = 0; a < args.size(); ++a)
+      if (args[a].valid() && args[a].rank() > 0 && overlap(outs[i], args[a]))
+        throw RuntimeError(what + " overlaps argument '" + (a < f.params.size() ? f.params[a].name : "?") +
+                           "': a result must be written to memory of its own");
+    for (size_t j = 0; j < i; ++j)
+      if (overlap(outs[i], outs[j]))
+        throw RuntimeError(what + " overlaps " + result_text(f, j) + ": a result must be written to memory of its own");
+  }
+  detail::ModuleState& s = *state_;
+  try {
+    if (s.runner->concurrent()) return s.runner->call_into(fn, args, outs);
+    std::lock_guard<std::mutex> lock(s.call_mutex);
+    s.runner->call_into(fn, args, outs);
+  } catch (const ProgramError&) {
+    throw;
+  } catch (const RuntimeError& e) {
+    throw ProgramError(e.what(), s.driver.render_runtime_error(e.what(), e.line(), e.column()), e.line(), e.column());
+  }
 }
 
 }  // namespace scangen

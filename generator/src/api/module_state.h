@@ -22,6 +22,9 @@ class Runner {
  public:
   virtual ~Runner() = default;
   virtual std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) = 0;
+  // Module::call_into: `fn` with its results written into `outs` (count, dtypes and ranks checked by
+  // the caller). By default the results are computed as call() does and copied there.
+  virtual void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs);
   // Whether calls may run at the same time from several threads.
   virtual bool concurrent() const = 0;
 };

@@ -222,8 +222,11 @@ void CppPrinter::print_check(const lir::Stmt& s, int indent, std::ostringstream&
 void CppPrinter::print_alloc(const lir::Stmt& s, int indent, std::ostringstream& os) {
   SCANGEN_CHECK(!s.message.empty(), "an allocation without its failure message");
   std::string pad(size_t(indent), ' ');
-  os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* __restrict " : "* __restrict const ") << s.var << " = "
-     << s.storage << ".ensure(" << expr(s.value, true) << ");\n"
+  os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* __restrict " : "* __restrict const ") << s.var << " = ";
+  if (s.cond)
+    os << expr(s.cond, true) << " ? " << s.storage << ".lend(" << expr(s.args.at(0), true) << ", "
+       << expr(s.args.at(1), true) << ", " << expr(s.value, true) << ") : ";
+  os << s.storage << ".ensure(" << expr(s.value, true) << ");\n"
      << pad << "if (!" << s.var << ") scangen_rt_v1::fail(" << failure_arguments(s) << ");\n";
 }
 
@@ -325,6 +328,33 @@ std::vector<std::string> impl_parameters(const lir::Function& f) {
   return out;
 }
 
+std::vector<std::string> impl_out_parameters(const lir::Function& f) {
+  if (f.into.empty()) return {};
+  std::set<std::string> read;
+  reads_of(*f.body, read);
+  auto named = [&](const std::string& n) { return read.count(n) ? n : "/*" + n + "*/"; };
+  std::vector<std::string> out{"bool " + named(f.into)};
+  for (const lir::Param& p : f.outs) {
+    if (p.name.empty()) continue;
+    std::string decl = std::string(ctype(p.dtype)) + "* " + named(p.name);
+    for (const std::string& d : p.dims) decl += ", int64_t " + named(d);
+    out.push_back(decl);
+  }
+  return out;
+}
+
+std::string impl_out_arguments(const lir::Function& f, const std::vector<std::string>& outs) {
+  if (f.into.empty()) return "";
+  std::string s = outs.empty() ? "false" : "true";
+  for (size_t i = 0; i < f.outs.size(); ++i) {
+    const lir::Param& p = f.outs[i];
+    if (p.name.empty()) continue;
+    s += outs.empty() ? ", nullptr" : ", " + outs[i] + ".data()";
+    for (int d = 0; d < p.rank; ++d) s += outs.empty() ? ", 0" : ", " + outs[i] + ".dim(" + std::to_string(d) + ")";
+  }
+  return s;
+}
+
 std::string rank_checks(const ir::Function& fn, const Api& api, const std::string& checker) {
   std::string out;
   for (size_t i = 0; i < fn.args.size(); ++i) {
@@ -333,6 +363,32 @@ std::string rank_checks(const ir::Function& fn, const Api& api, const std::strin
     out += "  " + checker + "(" + quote("argument '" + arg.name + "' of '" + fn.name + "'") + ", " + api.arg_names[i] +
            ".rank(), " + std::to_string(arg.type.rank()) + ", " + quote(arg.type.str()) + ", " +
            std::to_string(arg.loc.line) + ", " + std::to_string(arg.loc.col) + ");\n";
+  }
+  return out;
+}
+
+std::string result_what(const ir::Function& fn, size_t i) {
+  return "result " + std::to_string(i) + (fn.results[i].name.empty() ? "" : " ('" + fn.results[i].name + "')") +
+         " of '" + fn.name + "'";
+}
+
+std::string out_checks(const ir::Function& fn, const Api& api, const std::string& checker, const std::string& disjoint) {
+  std::string out;
+  auto at = [](const Loc& loc) { return std::to_string(loc.line) + ", " + std::to_string(loc.col); };
+  for (size_t i = 0; i < fn.results.size(); ++i) {
+    const ir::ResultDecl& r = fn.results[i];
+    out += "  " + checker + "(" + quote(result_what(fn, i)) + ", " + api.out_names[i] + ".rank(), " +
+           std::to_string(r.type.rank()) + ", " + quote(r.type.str()) + ", " + at(r.loc) + ");\n";
+  }
+  for (size_t i = 0; i < fn.results.size(); ++i) {
+    const Loc& loc = fn.results[i].loc;
+    for (size_t a = 0; a < fn.args.size(); ++a)
+      if (!fn.args[a].type.is_scalar())
+        out += "  " + disjoint + "(" + quote(result_what(fn, i)) + ", " + api.out_names[i] + ", " +
+               quote("argument '" + fn.args[a].name + "'") + ", " + api.arg_names[a] + ", " + at(loc) + ");\n";
+    for (size_t j = 0; j < i; ++j)
+      out += "  " + disjoint + "(" + quote(result_what(fn, i)) + ", " + api.out_names[i] + ", " +
+             quote(result_what(fn, j)) + ", " + api.out_names[j] + ", " + at(loc) + ");\n";
   }
   return out;
 }
@@ -389,6 +445,19 @@ std::vector<Api> apis_of(const ir::Program& program, const lir::Module& module, 
       a.params += " " + a.arg_names.back();
     }
     while (arg_names.count(a.local)) a.local += "_";
+    if (!module.functions[f].into.empty()) {
+      std::set<std::string> out_names = arg_names;
+      out_names.insert(a.local);
+      for (size_t i = 0; i < fn.results.size(); ++i) {
+        const ir::ResultDecl& r = fn.results[i];
+        const std::string hint = fn.results.size() == 1 && r.name.empty() ? "out"
+                                 : r.name.empty()                          ? fn.result_name(i)
+                                                                           : r.name + "_out";
+        a.out_names.push_back(api_identifier(hint, out_names));
+        a.out_params += (a.out_params.empty() ? "" : ", ") + types.tensor_ref(r.type.dtype, false) + " " +
+                        a.out_names.back();
+      }
+    }
     auto one = [&](const ir::ResultDecl& r) {
       return r.type.is_scalar() ? std::string(ctype(r.type.dtype))
                                 : types.tensor(r.type.dtype);

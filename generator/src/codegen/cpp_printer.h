@@ -66,9 +66,14 @@ struct Api {
   std::string params;         // "scangen::TensorRef<const float> A, int32_t k"
   std::vector<std::string> arg_names;  // the C++ names of the parameters
   std::string local;          // the C++ name of the API body's result variable
+  // The form that writes the results into the caller's memory (a function whose lir::Function has
+  // `into`): its trailing parameters ("scangen::TensorRef<float> out", after `params`) and their
+  // names.
+  std::string out_params;
+  std::vector<std::string> out_names;
 };
 
-// How a backend's API spells tensors: an argument (a view), a result (owned).
+// How a backend's API spells tensors: an argument or a result's memory (a view), a result (owned).
 struct ApiTypes {
   std::function<std::string(DType, bool is_const)> tensor_ref;
   std::function<std::string(DType)> tensor;
@@ -87,9 +92,22 @@ std::string include_guard(const std::string& stem, const std::string& extension)
 // ("const float* A, int64_t A_d0", "int32_t k"); names the body does not read are commented out
 // (no -Wunused-parameter).
 std::vector<std::string> impl_parameters(const lir::Function& f);
+// The parameters of the form with results in the caller's memory, after the results': the flag
+// that selects it ("bool into") and each tensor result's memory ("float* result0_out, int64_t
+// result0_out_d0"); none for a function without the form. Unread names are commented out.
+std::vector<std::string> impl_out_parameters(const lir::Function& f);
+// The arguments for them in a call: the caller's tensors (`outs`, their C++ names, empty for a
+// scalar result), or, with `outs` empty, those of the form that allocates (false, null, 0...).
+std::string impl_out_arguments(const lir::Function& f, const std::vector<std::string>& outs);
 // The rank checks of the tensor arguments in a typed API body, calling `checker` (a function
 // with the signature of scangen_rt_v1::check_rank).
 std::string rank_checks(const ir::Function& fn, const Api& api, const std::string& checker);
+// The same for the caller's result tensors of the form that writes into them ("result 0 ('h') of
+// 'f' must have rank 2 (f32[T, N]), got rank 1"), and the check that none of them overlaps an
+// argument or another (`disjoint`: a function with the signature of scangen_rt_v1::check_disjoint).
+std::string out_checks(const ir::Function& fn, const Api& api, const std::string& checker, const std::string& disjoint);
+// How a result is named in messages: "result 0 ('h') of 'f'", "result 1 of 'f'".
+std::string result_what(const ir::Function& fn, size_t i);
 
 // Names a function body reads, to leave unused parameters unnamed (no -Wunused-parameter).
 void reads_of(const lir::Stmt& s, std::set<std::string>& out);

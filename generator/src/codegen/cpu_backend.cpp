@@ -62,7 +62,11 @@ class CpuBackend : public Backend {
       const Api& a = apis[f];
       os << "// fn " << fn.name << fn.signature() << "\n";
       if (!a.result_struct.empty()) os << a.result_struct;
-      os << a.result_type << " " << a.name << "(" << a.params << ");\n\n";
+      os << a.result_type << " " << a.name << "(" << a.params << ");\n";
+      if (!a.out_params.empty())
+        os << "// The same, writing the results into the caller's tensors (docs/cli.md#the-generated-c-api).\n"
+           << "void " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ") << a.out_params << ");\n";
+      os << "\n";
     }
     os << "}  // namespace " << o.cpp_namespace << "\n\n#endif  // " << guard << "\n";
     return os.str();
@@ -122,6 +126,7 @@ class CpuBackend : public Backend {
     for (const lir::Param& r : lf.results)
       params.push_back((r.rank == 0 ? std::string(ctype(r.dtype)) : std::string("scangen::Tensor<") + ctype(r.dtype) + ">") +
                        "& " + r.name);
+    for (const std::string& p : impl_out_parameters(lf)) params.push_back(p);
     os << "// fn " << fn.name << fn.signature() << "\n";
     os << "void " << lf.symbol << "(";
     for (size_t i = 0; i < params.size(); ++i) os << (i ? ", " : "") << params[i];
@@ -132,9 +137,19 @@ class CpuBackend : public Backend {
     os << "}\n\n";
   }
 
+  // The typed API: the form that allocates its results and, for a function that has it, the form
+  // that writes them into the caller's tensors (`outs`: their names).
   static void print_api(const ir::Function& fn, const lir::Function& lf, const Api& a, std::ostringstream& os) {
-    os << a.result_type << " " << a.name << "(" << a.params << ") {\n";
+    print_api_form(fn, lf, a, {}, os);
+    if (!a.out_params.empty()) print_api_form(fn, lf, a, a.out_names, os);
+  }
+
+  static void print_api_form(const ir::Function& fn, const lir::Function& lf, const Api& a,
+                             const std::vector<std::string>& outs, std::ostringstream& os) {
+    if (outs.empty()) os << a.result_type << " " << a.name << "(" << a.params << ") {\n";
+    else os << "void " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ") << a.out_params << ") {\n";
     os << rank_checks(fn, a, "scangen_rt_v1::check_rank");
+    if (!outs.empty()) os << out_checks(fn, a, "scangen_rt_v1::check_rank", "scangen_rt_v1::check_disjoint");
     std::vector<std::string> results;
     if (fn.results.size() == 1) {
       os << "  " << a.result_type << " " << a.local << "{};\n";
@@ -161,8 +176,61 @@ class CpuBackend : public Backend {
       os << (first ? "" : ", ") << r;
       first = false;
     }
+    std::string into = impl_out_arguments(lf, outs);
+    if (!into.empty()) os << (first ? "" : ", ") << into;
     os << ");\n";
-    os << "  return " << a.local << ";\n}\n\n";
+    if (outs.empty()) {
+      os << "  return " << a.local << ";\n}\n\n";
+      return;
+    }
+    // Scalar results come back by value; the tensors are in the caller's memory already.
+    for (size_t i = 0; i < fn.results.size(); ++i)
+      if (fn.results[i].type.is_scalar()) os << "  *" << outs[i] << ".data() = " << results[i] << ";\n";
+    os << "}\n\n";
+  }
+
+  // The end of an ABI entry: the exceptions of the call as statuses and messages.
+  static void print_abi_catch(std::ostringstream& os) {
+    os << "  } catch (const scangen::Error& e) {\n"
+       << "    error->line = e.line();\n    error->column = e.column();\n"
+       << "    std::snprintf(error->message, sizeof error->message, \"%s\", e.what());\n"
+       << "    return SCANGEN_USER_ERROR;\n"
+       << "  } catch (const std::bad_alloc&) {\n"
+       << "    std::snprintf(error->message, sizeof error->message, \"%s\", \"out of memory\");\n"
+       << "    return SCANGEN_USER_ERROR;\n"
+       << "  } catch (const std::exception& e) {\n"
+       << "    std::snprintf(error->message, sizeof error->message, \"%s\", e.what());\n"
+       << "    return SCANGEN_INTERNAL_ERROR;\n  }\n}\n\n";
+  }
+
+  // The ABI entry of the form that writes into the caller's tensors: the typed API's, whose
+  // checks (ranks, overlaps, shapes) it keeps.
+  static void print_into_entry(const ir::Function& fn, const lir::Function& lf, const Api& a, size_t f,
+                               const EmitOptions& o, std::ostringstream& os) {
+    os << "int32_t scangen_into_entry_" << f << "(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,\n"
+       << "                int32_t num_results, scangen_error* error) {\n";
+    os << "  error->line = 0;\n  error->column = 0;\n  error->message[0] = '\\0';\n";
+    os << "  if (num_args != " << fn.args.size() << " || num_results != " << fn.results.size() << ") {\n"
+       << "    std::snprintf(error->message, sizeof error->message, \"%s\", \"wrong number of arguments or results\");\n"
+       << "    return SCANGEN_INTERNAL_ERROR;\n  }\n";
+    os << "  try {\n    " << o.cpp_namespace << "::" << a.name << "(";
+    for (size_t i = 0; i < lf.params.size(); ++i) {
+      const lir::Param& p = lf.params[i];
+      const std::string t = "args[" + std::to_string(i) + "]";
+      os << (i ? ", " : "");
+      if (p.rank == 0) os << "*static_cast<const " << ctype(p.dtype) << "*>(" << t << ".data)";
+      else
+        os << "scangen::TensorRef<const " << ctype(p.dtype) << ">(static_cast<const " << ctype(p.dtype) << "*>(" << t
+           << ".data), " << t << ".shape, " << t << ".rank)";
+    }
+    for (size_t i = 0; i < fn.results.size(); ++i) {
+      const char* c = ctype(fn.results[i].type.dtype);
+      const std::string t = "results[" + std::to_string(i) + "]";
+      os << (i || !lf.params.empty() ? ", " : "") << "scangen::TensorRef<" << c << ">(static_cast<" << c << "*>(" << t
+         << ".data), " << t << ".shape, " << t << ".rank)";
+    }
+    os << ");\n    return SCANGEN_OK;\n";
+    print_abi_catch(os);
   }
 
   static void print_abi(const ir::Program& program, const lir::Module& module, const EmitOptions& o,
@@ -170,6 +238,7 @@ class CpuBackend : public Backend {
     os << "#ifdef SCANGEN_EMIT_MODULE_ABI\n// The C ABI the scangen runtime loads (templates/common/scangen_abi.h).\n";
     os << embedded::file("common/scangen_abi.h") << "\n";
     os << "namespace {\n\n";
+    std::vector<Api> apis = apis_of(program, module, kCpuTypes);
     for (size_t f = 0; f < module.functions.size(); ++f) {
       const ir::Function& fn = program.functions[f];
       const lir::Function& lf = module.functions[f];
@@ -203,6 +272,8 @@ class CpuBackend : public Backend {
         os << (first ? "" : ", ") << "r" << i;
         first = false;
       }
+      std::string into = impl_out_arguments(lf, {});
+      if (!into.empty()) os << (first ? "" : ", ") << into;
       os << ");\n";
       for (size_t i = 0; i < fn.results.size(); ++i) {
         const lir::Param& r = lf.results[i];
@@ -220,16 +291,8 @@ class CpuBackend : public Backend {
            << "    " << res << ".owner = r" << i << ".release();\n";
       }
       os << "    return SCANGEN_OK;\n";
-      os << "  } catch (const scangen::Error& e) {\n"
-         << "    error->line = e.line();\n    error->column = e.column();\n"
-         << "    std::snprintf(error->message, sizeof error->message, \"%s\", e.what());\n"
-         << "    return SCANGEN_USER_ERROR;\n"
-         << "  } catch (const std::bad_alloc&) {\n"
-         << "    std::snprintf(error->message, sizeof error->message, \"%s\", \"out of memory\");\n"
-         << "    return SCANGEN_USER_ERROR;\n"
-         << "  } catch (const std::exception& e) {\n"
-         << "    std::snprintf(error->message, sizeof error->message, \"%s\", e.what());\n"
-         << "    return SCANGEN_INTERNAL_ERROR;\n  }\n}\n\n";
+      print_abi_catch(os);
+      if (!apis[f].out_params.empty()) print_into_entry(fn, lf, apis[f], f, o, os);
       auto list = [&](const char* name, const std::vector<std::string>& items) {
         os << "const int32_t " << name << "_" << f << "[] = {";
         for (size_t i = 0; i < items.size(); ++i) os << (i ? ", " : "") << items[i];
@@ -258,8 +321,12 @@ class CpuBackend : public Backend {
          << fn.args.size() << ", " << fn.results.size() << ", arg_dtypes_" << f << ", arg_ranks_" << f
          << ", result_dtypes_" << f << ", result_ranks_" << f << "},\n";
     }
+    os << "};\n\nconst scangen_into_entry into_entries[] = {";
+    for (size_t f = 0; f < module.functions.size(); ++f)
+      os << (f ? ", " : "") << (apis[f].out_params.empty() ? "nullptr" : "scangen_into_entry_" + std::to_string(f));
+    if (module.functions.empty()) os << "nullptr";
     os << "};\n\nconst scangen_module_info module_info = {SCANGEN_ABI_VERSION, " << quote(program.source_path) << ", "
-       << module.functions.size() << ", functions};\n\n}  // namespace\n\n";
+       << module.functions.size() << ", functions, into_entries};\n\n}  // namespace\n\n";
     os << "extern \"C\" __attribute__((visibility(\"default\"))) const scangen_module_info* scangen_module_v1(void) {\n"
        << "  return &module_info;\n}\n#endif  // SCANGEN_EMIT_MODULE_ABI\n";
   }

@@ -129,8 +129,11 @@ class CudaPrinter : public CppPrinter {
   void print_alloc(const Stmt& s, int indent, std::ostringstream& os) override {
     SCANGEN_CHECK(element_depth_ == 0, "an allocation inside an element loop");
     std::string pad(size_t(indent), ' ');
-    os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* " : "* const ") << s.var << " = " << s.storage
-       << ".ensure(ctx, " << expr(s.value, true) << ");\n";
+    os << pad << ctype(s.vtype.elem) << (s.mutable_pointer ? "* " : "* const ") << s.var << " = ";
+    if (s.cond)
+      os << expr(s.cond, true) << " ? " << s.storage << ".lend(ctx, " << expr(s.args.at(0), true) << ", "
+         << expr(s.args.at(1), true) << ", " << expr(s.value, true) << ") : ";
+    os << s.storage << ".ensure(ctx, " << expr(s.value, true) << ");\n";
     print_arena_full(s, indent, os);
   }
 
@@ -267,6 +270,7 @@ class CudaBackend : public Backend {
         os << "// Buffers the steps write: in the block's shared memory when the launch is one block.\n";
       os << "__device__ void " << lf.symbol << "(sgc::Context& ctx";
       for (const std::string& p : impl_parameters(lf)) os << ", " << p;
+      for (const std::string& p : impl_out_parameters(lf)) os << ", " << p;
       os << ") {\n";
       for (const lir::StorageDecl& s : lf.storages)
         os << "  sgc::Storage<" << ctype(s.elem) << "> " << s.name
@@ -294,10 +298,30 @@ class CudaBackend : public Backend {
         os << ", scangen_cuda_v1::tensor_arg<" << ctype(p.dtype) << ">(" << t << ")";
         for (int d = 0; d < p.rank; ++d) os << ", " << t << ".shape[" << d << "]";
       }
+      print_kernel_out_arguments(lf, os);
       os << ");\n}\n" << (jit ? "#endif\n" : "") << "\n";
     }
     if (!jit) os << "}  // namespace\n\n";
     return os.str();
+  }
+
+  // The arguments of the form with results in the caller's memory: whether the host asked for it
+  // (in the record of the first tensor result) and each result record's memory and shape.
+  static void print_kernel_out_arguments(const lir::Function& lf, std::ostringstream& os) {
+    if (lf.into.empty()) return;
+    const size_t results = lf.params.size();
+    std::string into = "false";
+    for (size_t i = 0; i < lf.outs.size() && into == "false"; ++i)
+      if (!lf.outs[i].name.empty())
+        into = "scangen_cuda_v1::into_caller_memory(tensors[" + std::to_string(results + i) + "])";
+    os << ", " << into;
+    for (size_t i = 0; i < lf.outs.size(); ++i) {
+      const lir::Param& p = lf.outs[i];
+      if (p.name.empty()) continue;
+      const std::string t = "tensors[" + std::to_string(results + i) + "]";
+      os << ", scangen_cuda_v1::caller_memory<" << ctype(p.dtype) << ">(" << t << ")";
+      for (int d = 0; d < p.rank; ++d) os << ", " << t << ".shape[" << d << "]";
+    }
   }
 
   static std::string manifest(const ir::Program& program, const lir::Module& module) {
@@ -346,10 +370,77 @@ class CudaBackend : public Backend {
       os << "// fn " << fn.name << fn.signature() << "\n";
       if (!a.result_struct.empty()) os << a.result_struct;
       os << a.result_type << " " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ")
-         << "cudaStream_t scangen_stream = 0);\n\n";
+         << "cudaStream_t scangen_stream = 0);\n";
+      if (!a.out_params.empty())
+        os << "// The same, writing the results into the caller's device tensors.\n"
+           << "void " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ") << a.out_params
+           << ", cudaStream_t scangen_stream = 0);\n";
+      os << "\n";
     }
     os << "}  // namespace cuda\n}  // namespace " << o.cpp_namespace << "\n\n#endif  // " << guard << "\n";
     return os.str();
+  }
+
+  // One form of a function's host glue: the one that returns its results in device memory of
+  // their own or (`into`) the one that writes them into the caller's device tensors.
+  static void print_host_form(const ir::Function& fn, const lir::Function& lf, const Api& a, size_t f, bool into,
+                              std::ostringstream& os) {
+    os << (into ? std::string("void") : a.result_type) << " " << a.name << "(" << a.params
+       << (a.params.empty() ? "" : ", ") << (into ? a.out_params + ", " : "") << "cudaStream_t scangen_stream) {\n";
+    os << rank_checks(fn, a, "scangen_cuda_host_v1::check_rank");
+    if (into) os << out_checks(fn, a, "scangen_cuda_host_v1::check_rank", "scangen_cuda_host_v1::check_disjoint");
+    os << "  const std::vector<scangen_cuda_tensor> scangen_args = {";
+    for (size_t i = 0; i < fn.args.size(); ++i) {
+      const ir::ArgDecl& arg = fn.args[i];
+      os << (i ? ",\n      " : "") << "scangen_cuda_host_v1::" << (arg.type.is_scalar() ? "scalar_arg(" : "tensor_arg(")
+         << a.arg_names[i] << ", " << abi_dtype(arg.type.dtype) << ")";
+    }
+    os << "};\n";
+    if (into) {
+      os << "  const std::vector<scangen_cuda_tensor> scangen_outs = {";
+      for (size_t i = 0; i < fn.results.size(); ++i)
+        os << (i ? ",\n      " : "") << "scangen_cuda_host_v1::out_record(" << a.out_names[i] << ", "
+           << abi_dtype(fn.results[i].type.dtype) << ")";
+      os << "};\n";
+    }
+    // The threads worth launching: the largest element loop the argument shapes tell.
+    os << "  long long scangen_width = 1;\n";
+    for (const lir::WidthTerm& t : lf.kernel.width) {
+      os << "  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({" << t.factor << "LL";
+      for (auto [arg, axis] : t.dims) os << ", " << a.arg_names[size_t(arg)] << ".dim(" << axis << ")";
+      os << "}));\n";
+    }
+    os << "  // The arena to start with: the most a call used so far.\n";
+    os << "  static std::atomic<unsigned long long> scangen_arena_hint{0};\n";
+    os << "  unsigned long long scangen_hint = scangen_arena_hint.load();\n";
+    os << "  auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&"
+       << kernel_name(f) << "), scangen_stream, scangen_args, " << fn.results.size() << ", scangen_width, scangen_hint"
+       << (into ? ", &scangen_outs" : "") << ");\n";
+    os << "  if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);\n";
+    if (into) {
+      // The tensors are in the caller's memory already; scalars come back in their records.
+      for (size_t i = 0; i < fn.results.size(); ++i)
+        if (fn.results[i].type.is_scalar())
+          os << "  scangen_cuda_host_v1::store_scalar(" << a.out_names[i] << ", scangen_results[" << i
+             << "], scangen_stream);\n";
+      os << "  (void)scangen_arena;\n  (void)scangen_results;\n}\n\n";
+      return;
+    }
+    auto result = [&](size_t i) {
+      const ir::ResultDecl& r = fn.results[i];
+      std::string at = "scangen_results[" + std::to_string(i) + "]";
+      return r.type.is_scalar() ? std::string("scangen_cuda_host_v1::scalar_result<") + ctype(r.type.dtype) + ">(" + at + ")"
+                                : std::string("scangen_cuda_host_v1::tensor_result<") + ctype(r.type.dtype) + ">(scangen_arena, " + at + ")";
+    };
+    if (fn.results.size() == 1) {
+      os << "  return " << result(0) << ";\n";
+    } else {
+      os << "  " << a.result_type << " " << a.local << ";\n";
+      for (size_t i = 0; i < fn.results.size(); ++i)
+        os << "  " << a.local << "." << a.result_fields[i] << " = " << result(i) << ";\n";
+      os << "  return " << a.local << ";\n";
+    }
+    os << "}\n\n";
   }
 
   static std::string print_host(const ir::Program& program, const lir::Module& module, const EmitOptions& o) {
@@ -361,46 +452,8 @@ class CudaBackend : public Backend {
     os << "namespace " << o.cpp_namespace << " {\nnamespace cuda {\n\n";
     std::vector<Api> apis = apis_of(program, module, kCudaTypes);
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ir::Function& fn = program.functions[f];
-      const Api& a = apis[f];
-      os << a.result_type << " " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ")
-         << "cudaStream_t scangen_stream) {\n";
-      os << rank_checks(fn, a, "scangen_cuda_host_v1::check_rank");
-      os << "  const std::vector<scangen_cuda_tensor> scangen_args = {";
-      for (size_t i = 0; i < fn.args.size(); ++i) {
-        const ir::ArgDecl& arg = fn.args[i];
-        os << (i ? ",\n      " : "") << "scangen_cuda_host_v1::" << (arg.type.is_scalar() ? "scalar_arg(" : "tensor_arg(")
-           << a.arg_names[i] << ", " << abi_dtype(arg.type.dtype) << ")";
-      }
-      os << "};\n";
-      // The threads worth launching: the largest element loop the argument shapes tell.
-      os << "  long long scangen_width = 1;\n";
-      for (const lir::WidthTerm& t : module.functions[f].kernel.width) {
-        os << "  scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({" << t.factor << "LL";
-        for (auto [arg, axis] : t.dims) os << ", " << a.arg_names[size_t(arg)] << ".dim(" << axis << ")";
-        os << "}));\n";
-      }
-      os << "  // The arena to start with: the most a call used so far.\n";
-      os << "  static std::atomic<unsigned long long> scangen_arena_hint{0};\n";
-      os << "  unsigned long long scangen_hint = scangen_arena_hint.load();\n";
-      os << "  auto [scangen_arena, scangen_results] = scangen_cuda_host_v1::run(reinterpret_cast<const void*>(&" << kernel_name(f)
-         << "), scangen_stream, scangen_args, " << fn.results.size() << ", scangen_width, scangen_hint);\n";
-      os << "  if (scangen_hint > scangen_arena_hint.load()) scangen_arena_hint.store(scangen_hint);\n";
-      auto result = [&](size_t i) {
-        const ir::ResultDecl& r = fn.results[i];
-        std::string at = "scangen_results[" + std::to_string(i) + "]";
-        return r.type.is_scalar() ? std::string("scangen_cuda_host_v1::scalar_result<") + ctype(r.type.dtype) + ">(" + at + ")"
-                                  : std::string("scangen_cuda_host_v1::tensor_result<") + ctype(r.type.dtype) + ">(scangen_arena, " + at + ")";
-      };
-      if (fn.results.size() == 1) {
-        os << "  return " << result(0) << ";\n";
-      } else {
-        os << "  " << a.result_type << " " << a.local << ";\n";
-        for (size_t i = 0; i < fn.results.size(); ++i)
-          os << "  " << a.local << "." << a.result_fields[i] << " = " << result(i) << ";\n";
-        os << "  return " << a.local << ";\n";
-      }
-      os << "}\n\n";
+      print_host_form(program.functions[f], module.functions[f], apis[f], f, false, os);
+      if (!apis[f].out_params.empty()) print_host_form(program.functions[f], module.functions[f], apis[f], f, true, os);
     }
     os << "}  // namespace cuda\n}  // namespace " << o.cpp_namespace << "\n";
     return os.str();

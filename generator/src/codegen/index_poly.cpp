@@ -125,7 +125,7 @@ std::optional<IndexPoly> IndexPolys::address(const std::string& pointer, const E
       if (!offset) return std::nullopt;
       total = poly_add(*total, *offset);
     }
-    p = let.value->name;
+    p = lir::pointer_base(let).name;
   }
   return std::nullopt;
 }

@@ -356,6 +356,11 @@ StmtRef alloc_stmt(std::string var, DType elem, std::string storage, ExprRef cou
   return s;
 }
 
+void lend_caller_memory(Stmt& alloc, ExprRef into, ExprRef out, ExprRef capacity) {
+  alloc.cond = std::move(into);
+  alloc.args = {std::move(out), std::move(capacity)};
+}
+
 StmtRef grow_stmt(std::string var, std::string storage, ExprRef count, ExprRef keep, int line, int col,
                   std::vector<MessagePart> failure) {
   StmtRef s = stmt(StmtKind::Grow);
@@ -477,9 +482,14 @@ bool defines_var(StmtKind kind) {
   return false;
 }
 
+const Expr& pointer_base(const Stmt& let) {
+  const Expr& v = *let.value;
+  return v.kind == ExprKind::Select ? *v.b : v;
+}
+
 std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer) {
   std::string p = pointer;
-  for (auto it = lets.find(p); it != lets.end(); it = lets.find(p)) p = it->second->value->name;
+  for (auto it = lets.find(p); it != lets.end(); it = lets.find(p)) p = pointer_base(*it->second).name;
   return p;
 }
 

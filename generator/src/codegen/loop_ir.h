@@ -101,7 +101,9 @@ enum class StmtKind : uint8_t {
   If,       // if (cond) body else else_body
   Break,    // leave the innermost time loop
   Check,    // if (!cond) raise the user error `message` at (line, col)
-  Alloc,    // var = storage `storage` holding at least `value` elements (keeps capacity)
+  Alloc,    // var = storage `storage` holding at least `value` elements (keeps capacity); with `cond`
+            // (a lent result), the caller's memory args[0] (room for args[1] elements) when `cond`
+            // holds at run time instead
   Grow,     // var = storage `storage` grown to `value` elements, keeping the first `index`
   Call,     // a helper of the prologue: callee(args...)
   Result,   // result #index of the function: data `value`, dims `args`, owned by `storage` if set
@@ -178,6 +180,9 @@ StmtRef check_stmt(ExprRef cond, int line, int col, std::vector<MessagePart> mes
 // var = `count` elements of `storage`; a failure to allocate is the user error `failure` at (line, col)
 StmtRef alloc_stmt(std::string var, DType elem, std::string storage, ExprRef count, bool growable, int line, int col,
                    std::vector<MessagePart> failure);
+// Makes an allocation lend the caller's memory `out` (room for `capacity` elements) when `into`
+// holds at run time: a result written where the caller asked (lend_result in the lowering).
+void lend_caller_memory(Stmt& alloc, ExprRef into, ExprRef out, ExprRef capacity);
 StmtRef grow_stmt(std::string var, std::string storage, ExprRef count, ExprRef keep, int line, int col,
                   std::vector<MessagePart> failure);
 StmtRef call_stmt(std::string callee, std::vector<ExprRef> args);
@@ -221,6 +226,12 @@ struct Function {
   std::string symbol;      // the C++ name of the implementation
   std::vector<Param> params;
   std::vector<Param> results;
+  // The form that writes the results into the caller's memory, for a function whose result shapes
+  // follow from its argument shapes (empty otherwise): `into`, a bool parameter that selects it
+  // at run time, and per result the caller's tensor (a pointer and its dims; for a scalar result
+  // an unnamed entry: the typed API stores the returned value).
+  std::string into;
+  std::vector<Param> outs;
   std::vector<StorageDecl> storages;
   StmtRef body;
   KernelPlan kernel;
@@ -255,6 +266,10 @@ bool has_load(const ExprRef& e);
 void collect_loads(const ExprRef& e, std::vector<std::pair<std::string, ExprRef>>& out);
 // The pointer lets of a statement tree (a pointer derived from another: value + index), by name.
 std::map<std::string, const Stmt*> pointer_lets(const Stmt& s);
+// The pointer a pointer let derives from: its value, or for a choice between two pointers (a
+// state's row `t - k` or, in the first steps, its init row: ScanLowering::bind_states) the first,
+// the rows the loop writes (the other is only read).
+const Expr& pointer_base(const Stmt& let);
 // The buffer (an allocation or a parameter) `pointer` points into, through `lets`.
 std::string pointer_root(const std::map<std::string, const Stmt*>& lets, const std::string& pointer);
 // Whether a statement of this kind binds its `var` (a let, declaration, assignment, loop variable or

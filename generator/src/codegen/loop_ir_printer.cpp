@@ -85,7 +85,9 @@ std::string line_text(const Stmt& s) {
     case StmtKind::Check: return "check " + expr_text(s.cond) + at(s) + " else " + message_text(s.message);
     case StmtKind::Alloc:
       return std::string(s.mutable_pointer ? "var " : "let ") + s.var + ": " + var_type_text(s.vtype) + " = alloc " +
-             s.storage + "[" + expr_text(s.value) + "]" + at(s) + " else " + message_text(s.message);
+             s.storage + "[" + expr_text(s.value) + "]" +
+             (s.cond ? " or, if " + expr_text(s.cond) + ", lend " + list_text(s.args) : std::string()) + at(s) +
+             " else " + message_text(s.message);
     case StmtKind::Grow:
       return s.var + " = grow " + s.storage + "[" + expr_text(s.value) + "] keeping " + expr_text(s.index) + at(s) +
              " else " + message_text(s.message);
@@ -181,6 +183,9 @@ std::string print_function(const Function& f) {
   os << "fn " << f.name << " (" << f.symbol << ")\n";
   for (const Param& p : f.params) os << "  param " << param_text(p) << "\n";
   for (const Param& r : f.results) os << "  result " << param_text(r) << "\n";
+  if (!f.into.empty()) os << "  param " << f.into << ": bool (results into the caller's memory)\n";
+  for (const Param& o : f.outs)
+    if (!o.name.empty()) os << "  param " << param_text(o) << "\n";
   for (const StorageDecl& s : f.storages) os << "  storage " << s.name << ": " << dtype_text(s.elem) << "\n";
   print_kernel_plan(f.kernel, os);
   os << "{\n";

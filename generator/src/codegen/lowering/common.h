@@ -62,6 +62,9 @@ struct Tensor {
   ExprRef data;
   std::vector<ExprRef> dims;
   std::string storage;  // the storage that owns `data`, if any (arguments and their views have none)
+  // `data` is the start of `storage`, which holds exactly this value's elements: as a result, the
+  // storage may lend the caller's memory instead (FunctionLowering::lend_result).
+  bool whole = false;
 };
 
 std::string loc_text(const Loc& l);

@@ -81,6 +81,7 @@ Tensor GraphLowering::elementwise(const ir::Node& root, const ExprRef& dest) {
   out.dims = c.root_dims;
   ExprRef total;
   out.data = F.buffer_for(dest, "t", out.dtype, c.root_dims, {root.loc(), "the value"}, &out.storage, &total);
+  out.whole = !dest;
 
   if (c.flat) {
     F.loop("i", lir::i64(0), total, lir::LoopKind::Vector,

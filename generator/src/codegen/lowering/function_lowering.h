@@ -18,7 +18,9 @@ class FunctionLowering {
   FunctionLowering(const ir::Function& fn, lir::Function& out) : fn_(fn), out_(out) {}
 
   void run();
-  void check_argument_size(const ir::ArgDecl& arg, const Tensor& t);
+  // The checks of a tensor the caller passes (an argument, or a result's memory): dims >= 0, and
+  // the elements within kMaxTensorBytes; `what` names it in the messages.
+  void check_caller_tensor_size(const std::string& what, const Loc& loc, const Tensor& t);
 
   // ---- emission into the current block
   void emit(StmtRef s) { cur->push_back(std::move(s)); }
@@ -50,6 +52,14 @@ class FunctionLowering {
     StmtRef s = lir::let_pointer_stmt(names.fresh(hint), base, std::move(offset), writable);
     emit(s);
     return lir::ptr_var(s->var, base->type);
+  }
+
+  // const p = cond ? a : b, two read-only pointers; the loop IR's analyses take it for a pointer
+  // into a's buffer (lir::pointer_base), which the caller makes the one the loop writes.
+  ExprRef choose_pointer(const std::string& hint, ExprRef cond, const ExprRef& a, const ExprRef& b) {
+    StmtRef s = lir::let_pointer_stmt(names.fresh(hint), lir::select(std::move(cond), a, b), nullptr, false);
+    emit(s);
+    return lir::ptr_var(s->var, a->type);
   }
 
   ExprRef decl(const std::string& hint, ExprRef init) {
@@ -178,6 +188,7 @@ class FunctionLowering {
     StmtRef s = lir::alloc_stmt(names.fresh(hint), elem, storage, std::move(count), growable, loc.line, loc.col,
                                 std::move(failure));
     emit(s);
+    allocations_[storage] = s;
     if (storage_name) *storage_name = storage;
     return lir::ptr_var(s->var, elem);
   }
@@ -249,8 +260,27 @@ class FunctionLowering {
   lir::Function& out() { return out_; }
 
  private:
+  // ---- results into the caller's memory (functions.cpp)
+  struct Symbol {
+    ExprRef value;
+    std::string source;  // "parameter 'n'", "dimension 0 of 'x'"
+  };
+  using Symbols = std::map<std::string, Symbol>;
+  void check_declared_shape(const std::string& what, const std::string& name, const ir::Type& declared,
+                            const std::vector<ExprRef>& dims, const Loc& loc, bool binding, Symbols& symbols);
+  std::optional<ir::Type> known_result_type(size_t i, const Symbols& symbols) const;
+  void declare_caller_results(Symbols& symbols);
+  void write_results(const std::vector<Tensor>& results);
+
   const ir::Function& fn_;
   lir::Function& out_;
+  // The allocation of each storage, by its name: a result's may lend the caller's memory.
+  std::map<std::string, StmtRef> allocations_;
+  // The form with results in the caller's memory: its run-time flag, and per tensor result the
+  // caller's pointer, dims and element count (null for scalar results, and without the form).
+  ExprRef into_;
+  std::vector<Tensor> caller_results_;
+  std::vector<ExprRef> caller_counts_;
   bool reads_mutable(const ExprRef& e) const {
     std::vector<std::string> reads;
     lir::collect_reads(e, reads);

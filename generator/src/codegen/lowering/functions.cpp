@@ -1,4 +1,5 @@
-// A function: its arguments (checked like the interpreter's), its body, and its results.
+// A function: its arguments (checked like the interpreter's), its body, and its results, which go
+// to memory of their own or, in the form that writes them into the caller's memory, there.
 #include "codegen/lowering/function_lowering.h"
 #include "codegen/lowering/graph_lowering.h"
 #include "ir/analysis.h"
@@ -10,18 +11,43 @@ namespace scangen::codegen::lowering {
 
 // The typed API takes an argument's shape from its caller: no dimension may be negative, and the
 // elements must fit the limit every backend allocates to (the interpreter's arguments are tensors
-// in memory, which always do).
-void FunctionLowering::check_argument_size(const ir::ArgDecl& arg, const Tensor& t) {
-  const std::string what = "argument '" + arg.name + "' of '" + fn_.name + "'";
+// in memory, which always do). The memory a caller gives for a result is checked the same way.
+void FunctionLowering::check_caller_tensor_size(const std::string& what, const Loc& loc, const Tensor& t) {
   for (size_t axis = 0; axis < t.dims.size(); ++axis)
-    check(lir::ge(t.dims[axis], lir::i64(0)), arg.loc,
+    check(lir::ge(t.dims[axis], lir::i64(0)), loc,
           {{what + ": dimension " + std::to_string(axis) + " is ", nullptr}, {"", t.dims[axis]},
            {"; dimensions must be >= 0", nullptr}});
   if (t.dims.empty()) return;
   std::vector<MessagePart> too_large{{what + " (" + dtype_text(t.dtype), nullptr}};
   for (MessagePart& p : shape_parts(t.dims)) too_large.push_back(std::move(p));
   too_large.push_back({") is larger than " + std::to_string(kMaxTensorBytes) + " bytes", nullptr});
-  checked_count(t.dims, t.dtype, arg.loc, std::move(too_large));
+  checked_count(t.dims, t.dtype, loc, std::move(too_large));
+}
+
+// Checks `dims` against a declared type, in the interpreter's words: a constant, or a symbol bound
+// before (or bound here, by the first argument that has it, when `binding`).
+void FunctionLowering::check_declared_shape(const std::string& what, const std::string& name, const ir::Type& declared,
+                                            const std::vector<ExprRef>& dims, const Loc& loc, bool binding,
+                                            Symbols& symbols) {
+  for (size_t axis = 0; axis < dims.size(); ++axis) {
+    const ir::Dim& d = declared.shape[axis];
+    std::vector<MessagePart> msg{{what + ": dimension " + std::to_string(axis) + " is ", nullptr}, {"", dims[axis]}};
+    if (d.kind() == ir::Dim::Kind::Const) {
+      msg.push_back({" but must be " + std::to_string(d.offset()), nullptr});
+      check(lir::eq(dims[axis], lir::i64(d.offset())), loc, msg);
+    } else if (d.kind() == ir::Dim::Kind::Sym) {
+      auto it = symbols.find(d.symbol_name());
+      if (it == symbols.end()) {
+        SCANGEN_CHECK(binding, "unbound result symbol");
+        symbols[d.symbol_name()] = {dims[axis], "dimension " + std::to_string(axis) + " of '" + name + "'"};
+        continue;
+      }
+      msg.push_back({" but " + d.symbol_name() + " = ", nullptr});
+      msg.push_back({"", it->second.value});
+      msg.push_back({" (" + it->second.source + ")", nullptr});
+      check(lir::eq(dims[axis], it->second.value), loc, msg);
+    }
+  }
 }
 
 void FunctionLowering::run() {
@@ -53,43 +79,18 @@ void FunctionLowering::run() {
     params.push_back(t);
   }
   // The declared shapes of the arguments, checked in the interpreter's order and words.
-  struct Bound {
-    ExprRef value;
-    std::string source;
-  };
-  std::map<std::string, Bound> symbols;
+  Symbols symbols;
   for (size_t i = 0; i < fn_.args.size(); ++i) {
     const ir::Type& t = fn_.args[i].type;
     if (t.is_scalar() && is_int(t.dtype))
       symbols[fn_.args[i].name] = {let(fn_.args[i].name + "_value", lir::cast(DType::I64, params[i].scalar)),
                                    "parameter '" + fn_.args[i].name + "'"};
   }
-  auto check_shape = [&](const std::string& what, const std::string& name, const ir::Type& declared,
-                         const std::vector<ExprRef>& dims, const Loc& loc, bool binding) {
-    for (size_t axis = 0; axis < dims.size(); ++axis) {
-      const ir::Dim& d = declared.shape[axis];
-      std::vector<MessagePart> msg{{what + ": dimension " + std::to_string(axis) + " is ", nullptr}, {"", dims[axis]}};
-      if (d.kind() == ir::Dim::Kind::Const) {
-        msg.push_back({" but must be " + std::to_string(d.offset()), nullptr});
-        check(lir::eq(dims[axis], lir::i64(d.offset())), loc, msg);
-      } else if (d.kind() == ir::Dim::Kind::Sym) {
-        auto it = symbols.find(d.symbol_name());
-        if (it == symbols.end()) {
-          SCANGEN_CHECK(binding, "unbound result symbol");
-          symbols[d.symbol_name()] = {dims[axis], "dimension " + std::to_string(axis) + " of '" + name + "'"};
-          continue;
-        }
-        msg.push_back({" but " + d.symbol_name() + " = ", nullptr});
-        msg.push_back({"", it->second.value});
-        msg.push_back({" (" + it->second.source + ")", nullptr});
-        check(lir::eq(dims[axis], it->second.value), loc, msg);
-      }
-    }
-  };
-  for (size_t i = 0; i < fn_.args.size(); ++i) check_argument_size(fn_.args[i], params[i]);
   for (size_t i = 0; i < fn_.args.size(); ++i)
-    check_shape("argument '" + fn_.args[i].name + "' of '" + fn_.name + "'", fn_.args[i].name, fn_.args[i].type,
-                params[i].dims, fn_.args[i].loc, true);
+    check_caller_tensor_size("argument '" + fn_.args[i].name + "' of '" + fn_.name + "'", fn_.args[i].loc, params[i]);
+  for (size_t i = 0; i < fn_.args.size(); ++i)
+    check_declared_shape("argument '" + fn_.args[i].name + "' of '" + fn_.name + "'", fn_.args[i].name,
+                         fn_.args[i].type, params[i].dims, fn_.args[i].loc, true, symbols);
   // Past the checks, a dimension declared as a constant is that constant, and every occurrence of
   // a symbol is its first binding: later shape arithmetic and checks fold away.
   for (size_t i = 0; i < fn_.args.size(); ++i)
@@ -98,6 +99,7 @@ void FunctionLowering::run() {
       if (d.kind() == ir::Dim::Kind::Const) params[i].dims[axis] = lir::i64(d.offset());
       if (d.kind() == ir::Dim::Kind::Sym) params[i].dims[axis] = symbols.at(d.symbol_name()).value;
     }
+  declare_caller_results(symbols);
 
   GraphLowering g(*this, fn_.graph, params);
   std::vector<Tensor> results;
@@ -105,9 +107,83 @@ void FunctionLowering::run() {
   for (size_t i = 0; i < results.size(); ++i) {
     std::string what = fn_.results.size() == 1 ? "the result of '" + fn_.name + "'"
                                                : "result '" + fn_.result_name(i) + "' of '" + fn_.name + "'";
-    check_shape(what, fn_.result_name(i), fn_.results[i].type, results[i].dims, fn_.results[i].loc, false);
+    check_declared_shape(what, fn_.result_name(i), fn_.results[i].type, results[i].dims, fn_.results[i].loc, false,
+                         symbols);
   }
+  write_results(results);
+}
+
+// ---- results into the caller's memory
+
+// Result i's type with every dimension known before the function runs: its declared dimension,
+// or, where it declares `?`, the dimension the IR infers, when that is a constant or a symbol of
+// the signature. nullopt when a dimension is known only while the function runs (the steps of a
+// scan with `until`, a slice or a number of steps computed from elements, `n - 2` rows that a
+// scan of taps clamps at 0).
+std::optional<ir::Type> FunctionLowering::known_result_type(size_t i, const Symbols& symbols) const {
+  ir::Type type = fn_.results[i].type;
+  const ir::Type& inferred = fn_.graph.results[i].type();
+  for (size_t axis = 0; axis < type.shape.size(); ++axis) {
+    ir::Dim& d = type.shape[axis];
+    if (d.kind() == ir::Dim::Kind::Unknown && axis < inferred.shape.size()) d = inferred.shape[axis];
+    const bool known = d.kind() == ir::Dim::Kind::Const ||
+                       (d.kind() == ir::Dim::Kind::Sym && d.offset() == 0 && symbols.count(d.symbol_name()));
+    if (!known) return std::nullopt;
+  }
+  return type;
+}
+
+// For a function whose result shapes follow from its arguments: the parameters of the form that
+// writes the results into the caller's memory, and the checks of that memory, like an
+// argument's, right after the arguments' (before anything is written).
+void FunctionLowering::declare_caller_results(Symbols& symbols) {
+  std::vector<ir::Type> known;
+  for (size_t i = 0; i < fn_.results.size(); ++i) {
+    std::optional<ir::Type> t = known_result_type(i, symbols);
+    if (!t) return;
+    known.push_back(*t);
+  }
+  out_.into = names.fresh("into");
+  into_ = lir::var(out_.into, DType::Bool);
+  for (size_t i = 0; i < fn_.results.size(); ++i) {
+    lir::Param p;
+    Tensor t;
+    t.dtype = p.dtype = known[i].dtype;
+    t.rank = p.rank = known[i].rank();
+    if (p.rank > 0) {
+      p.name = names.fresh("result" + std::to_string(i) + "_out");
+      t.data = lir::ptr_var(p.name, p.dtype);
+      for (int d = 0; d < p.rank; ++d) {
+        p.dims.push_back(names.fresh(p.name + "_d" + std::to_string(d)));
+        t.dims.push_back(lir::var(p.dims.back(), DType::I64));
+      }
+    }
+    out_.outs.push_back(p);
+    caller_results_.push_back(t);
+  }
+  const bool tensors = std::any_of(known.begin(), known.end(), [](const ir::Type& t) { return t.rank() > 0; });
+  if (tensors) when(into_, [&] {
+    for (size_t i = 0; i < fn_.results.size(); ++i) {
+      if (known[i].rank() == 0) continue;
+      const std::string what = "result " + std::to_string(i) +
+                               (fn_.results[i].name.empty() ? "" : " ('" + fn_.results[i].name + "')") + " of '" +
+                               fn_.name + "'";
+      check_caller_tensor_size(what, fn_.results[i].loc, caller_results_[i]);
+      check_declared_shape(what, fn_.result_name(i), known[i], caller_results_[i].dims, fn_.results[i].loc, false,
+                           symbols);
+    }
+  });
+  // The room each caller's tensor has (0 elements in the form that allocates, whose dims are 0).
+  for (const Tensor& t : caller_results_) caller_counts_.push_back(t.rank > 0 ? product(t.dims, "out_count") : nullptr);
+}
+
+// Each result handed over: a tensor in a buffer of its own (allocated here when it is an argument,
+// a view, or a buffer another result took). In the form with results in the caller's memory, a
+// result that is the whole of its buffer is computed there from the start (its allocation lends
+// the caller's memory); another is copied there at the end.
+void FunctionLowering::write_results(const std::vector<Tensor>& results) {
   std::set<std::string> released;
+  const ExprRef allocating = into_ ? lir::unary(ir::UnaryOp::Not, into_) : nullptr;
   for (size_t i = 0; i < results.size(); ++i) {
     Tensor t = results[i];
     lir::Param rp;
@@ -119,17 +195,29 @@ void FunctionLowering::run() {
       emit(lir::result_stmt(int(i), t.scalar, {}, ""));
       continue;
     }
-    if (t.storage.empty() || released.count(t.storage)) {
-      // An argument, a view of one, or a buffer already handed out: the result gets a copy.
-      std::string storage;
-      ExprRef total;
-      ExprRef copy_ptr = buffer_for(nullptr, "result", t.dtype, t.dims, {fn_.results[i].loc, "the value"}, &storage, &total);
-      copy(copy_ptr, t.data, total);
-      t.data = copy_ptr;
-      t.storage = storage;
+    const bool lendable = into_ && t.whole && !t.storage.empty() && !released.count(t.storage) &&
+                          !allocations_.at(t.storage)->mutable_pointer;
+    if (lendable) {
+      lir::lend_caller_memory(*allocations_.at(t.storage), into_, caller_results_[i].data, caller_counts_[i]);
+    } else if (into_) {
+      when(into_, [&] { copy(caller_results_[i].data, t.data, product(t.dims, "count")); });
     }
+    auto hand_over = [&] {
+      if (t.storage.empty() || released.count(t.storage)) {
+        // An argument, a view of one, or a buffer already handed out: the result gets a copy.
+        std::string storage;
+        ExprRef total;
+        ExprRef copy_ptr =
+            buffer_for(nullptr, "result", t.dtype, t.dims, {fn_.results[i].loc, "the value"}, &storage, &total);
+        copy(copy_ptr, t.data, total);
+        t.data = copy_ptr;
+        t.storage = storage;
+      }
+      emit(lir::result_stmt(int(i), t.data, t.dims, t.storage));
+    };
+    if (allocating) when(allocating, hand_over);
+    else hand_over();
     released.insert(t.storage);
-    emit(lir::result_stmt(int(i), t.data, t.dims, t.storage));
   }
 }
 

@@ -88,6 +88,7 @@ Tensor GraphLowering::index(const ir::IndexNode& n, const ExprRef& dest) {
   }
   ExprRef total;
   out.data = F.buffer_for(dest, "gathered", out.dtype, out.dims, {n.loc(), "the value"}, &out.storage, &total);
+  out.whole = !dest;
   if (contiguous) {
     F.copy(out.data, F.let_pointer("view", x.data, F.let("offset", offset), false), total);
     return out;
@@ -124,10 +125,12 @@ Tensor GraphLowering::update(const ir::UpdateNode& n, const ExprRef& dest) {
   Tensor x;
   if (fusable(x_value, n)) {
     out.data = F.buffer_for(dest, "updated", out.dtype, out.dims, {n.loc(), "the value"}, &out.storage, &total);
+    out.whole = !dest;
     x = elementwise(*x_value.node, out.data);
   } else {
     x = value(x_value);
     out.data = F.buffer_for(dest, "updated", out.dtype, out.dims, {n.loc(), "the value"}, &out.storage, &total);
+    out.whole = !dest;
     F.copy(out.data, x.data, total);
   }
   Tensor v = value(n.input(1));

@@ -81,6 +81,7 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
   }
   ExprRef count;
   out.data = F.buffer_for(dest, "reduced", d, out.dims, {n.loc(), "the value"}, &out.storage, &count);
+  out.whole = !dest;
   if (extremum)
     F.check(lir::logical_or(lir::ge(length, lir::i64(1)), lir::eq(count, lir::i64(0))), n.loc(),
             {{std::string(name) + " over an axis of size 0", nullptr}});
@@ -146,6 +147,7 @@ Tensor GraphLowering::matmul(const ir::MatMulNode& n, const ExprRef& dest) {
   }
   ExprRef count;
   out.data = F.buffer_for(dest, "product", d, out.dims, {n.loc(), "the value"}, &out.storage, &count);
+  out.whole = !dest;
   F.call("matmul", {out.data, a.data, b.data, m, k, cols});
   return out;
 }

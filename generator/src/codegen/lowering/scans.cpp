@@ -49,14 +49,16 @@ bool updates_in_one_row(const ir::ScanNode& n, int s) {
 }
 
 // Where the rows of each output live:
-//  - All: every step's row, after `prefix` rows holding a state's init (so X[t - k] is the row
-//    of step t - k, init rows included);
+//  - All: every step's row, and nothing else: the buffer is the result (so that the form writing
+//    into the caller's memory computes it there). A state reads X[t - k] from row t - k, and in
+//    its first steps from its init's row t - k + L (`init_rows` = L, chosen per step);
 //  - Ring: `ring` slots reused in turn (a state nothing reads keeps its taps' rows; an output
 //    with a window keeps its last rows);
 //  - None: nothing (a scalar state nothing reads lives in variables only).
 struct RowStore {
   enum class Kind { All, Ring, None } kind = Kind::All;
-  int64_t prefix = 0;
+  int64_t prefix = 0;     // Ring: a state's init rows, first in the buffer
+  int64_t init_rows = 0;  // All: a state's init rows, read from its init (max lag L)
   int64_t ring = 0;
   int64_t window = 0;  // rows of the result; 0 for all of them
   ExprRef base;
@@ -149,8 +151,10 @@ void ScanLowering::compute_inputs() {
   in_place_.assign(info_.states.size(), false);
   for (size_t s = 0; s < info_.states.size(); ++s) {
     const Value& init = n_.input(info_.init_input(int(s)));
+    // A state whose every row is kept (plan_rows: All) reads its init rows from the init itself.
+    const bool all_rows = outer_.uses(n_.output(int(s))) > 0 && info_.window(int(s)) == 0;
     in_place_[s] = info_.states[s].init_in_place && n_.output_types()[s].rank() >= 2 && outer_.uses(init) == 1 &&
-                   !outer_.computed(init);
+                   !outer_.computed(init) && !all_rows;
   }
   for (int i = 0; i < n_.num_inputs(); ++i) {
     int state = i - info_.init_input(0);
@@ -264,6 +268,10 @@ void ScanLowering::plan_rows() {
       store.kind = RowStore::Kind::Ring;
       store.ring = std::max(store.prefix + 1, store.window);
     }
+    if (store.kind == RowStore::Kind::All) {
+      store.init_rows = store.prefix;
+      store.prefix = 0;
+    }
     // A state that keeps at most its last row, with an element-wise step, lives in one row.
     if (is_state && !scalar_state && store.kind == RowStore::Kind::Ring && store.window <= 1 &&
         info_.states[size_t(i)].lags == std::vector<int64_t>{1} && updates_in_one_row(n_, i))
@@ -290,7 +298,7 @@ void ScanLowering::start_states() {
       }
     } else if (in_place_[s]) {
       outer_.value_into(n_.input(info_.init_input(int(s))), stores_[s].base);
-    } else if (st.lag > 0) {
+    } else if (st.lag > 0 && stores_[s].init_rows == 0) {
       F.copy(stores_[s].base, st.init.data, F.let("init_count", lir::mul(lir::i64(st.lag), stores_[s].row_size)));
     }
   }
@@ -397,6 +405,17 @@ void ScanLowering::bind_states(const ExprRef& step, const std::vector<ExprRef>& 
       } else if (stores_[s].kind == RowStore::Kind::Ring && stores_[s].ring == 1) {
         // One row, read and overwritten through one pointer (two would alias under __restrict).
         p.data = current[s];
+      } else if (stores_[s].init_rows > 0) {
+        // Row t - lag, or in the first steps row t - lag + L of the init: a choice per step, outside
+        // the element loops (both offsets clamped, so neither pointer leaves its buffer).
+        const RowStore& store = stores_[s];
+        const std::string tap = std::to_string(lag);
+        ExprRef row = F.let("row", lir::sub(step, lir::i64(lag)));
+        ExprRef kept = F.let("kept_row", lir::max(row, lir::i64(0)));
+        ExprRef init_row = F.let("init_row", lir::add(lir::min(row, lir::i64(-1)), lir::i64(store.init_rows)));
+        ExprRef from_rows = F.let_pointer(decl.name + "_row_m" + tap, store.base, lir::mul(kept, store.row_size), false);
+        ExprRef from_init = F.let_pointer(decl.name + "_init_m" + tap, st.init.data, lir::mul(init_row, store.row_size), false);
+        p.data = F.choose_pointer(decl.name + "_m" + tap, lir::ge(row, lir::i64(0)), from_rows, from_init);
       } else {
         ExprRef row = F.let("row", stores_[s].row_of(lir::sub(step, lir::i64(lag))));
         p.data = F.let_pointer(decl.name + "_m" + std::to_string(lag), stores_[s].base, lir::mul(row, stores_[s].row_size),
@@ -443,6 +462,9 @@ Tensor ScanLowering::result(int i) {
     t.dims.push_back(taken_);
     t.data = F.let_pointer(name + "_results", store.base, lir::mul(lir::i64(store.prefix), store.row_size), true);
     t.storage = store.storage;
+    // Without init rows before them and with room for exactly the steps, the rows are the whole
+    // buffer (a state's init rows come first; `until` grows the buffer past the steps taken).
+    t.whole = store.prefix == 0 && !info_.has_until;
   } else if (store.kind == RowStore::Kind::Ring && store.window > 0) {
     // The last min(taken, window) rows, in iteration order.
     ExprRef rows = F.let(name + "_rows", lir::min(taken_, lir::i64(store.window)));

@@ -145,6 +145,7 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
         // A scalar (held in an expression) becomes one element in memory.
         ExprRef one;
         t.data = F.buffer_for(dest, "row", t.dtype, t.dims, {n.loc(), "the value"}, &t.storage, &one);
+        t.whole = !dest;
         F.store(t.data, lir::i64(0), t.scalar);
         t.scalar = nullptr;
         return {t};

@@ -69,8 +69,15 @@ class CpuModule {
   // otherwise). A SCANGEN_USER_ERROR becomes RuntimeError(message, line, column); an internal
   // error, an unknown status or results that break the ABI contract become InternalError.
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args) const;
+  // Calls `fn` with its results written into `outs` (one per result, of its dtype and rank; their
+  // shapes are checked by the module, which also refuses an out that overlaps an argument or
+  // another out). RuntimeError when the function has no such form: its result shapes are known
+  // only while it runs, or the module predates ABI version 2.
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs) const;
 
  private:
+  const scangen_function_info& find_or_throw(std::string_view fn) const;
+  std::vector<scangen_tensor> argument_structs(const scangen_function_info& fn, const std::vector<HostTensor>& args) const;
   friend class CpuJit;
   // dlopen(`name`) of a module shown to people as `path`.
   static std::shared_ptr<CpuModule> load_as(const std::string& name, std::filesystem::path path);

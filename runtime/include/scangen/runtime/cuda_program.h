@@ -63,6 +63,12 @@ class CudaProgram {
   // Calls `fn` with `args` (checked against its signature: RuntimeError). An error of the .scan
   // program is a RuntimeError with its line and column.
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args);
+  // The same with the results written into `outs` (host tensors, one per result, of its dtype and
+  // rank): the kernel computes them in device buffers of their shapes, the form of the generated
+  // API with results in the caller's memory (checked there), and they are downloaded into `outs`.
+  // A function without that form computes them in its arena; their shapes must then equal the
+  // outs' (RuntimeError otherwise).
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs);
 
   // Launches of the last call (more than one when the arena had to grow).
   int last_launches() const { return last_launches_; }
@@ -95,6 +101,8 @@ class CudaEmulation {
   CudaEmulation& operator=(const CudaEmulation&) = delete;
 
   std::vector<HostTensor> call(std::string_view fn, const std::vector<HostTensor>& args);
+  // As CudaProgram::call_into.
+  void call_into(std::string_view fn, const std::vector<HostTensor>& args, std::vector<HostTensor>& outs);
   int last_launches() const { return last_launches_; }
 
  private:
