@@ -46,6 +46,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -268,6 +269,38 @@ struct Batch {
 };
 
 }  // namespace
+
+// The random programs `count` seeds from `first_seed` on (less the skipped ones), each loaded at
+// -O2 and run on the interpreter (interp[1]); `also(fn, case)` then sees each one kept. A program
+// that does not compile is reported through `fail` and left out.
+std::vector<Case> interpreted_cases(int64_t count, uint64_t first_seed,
+                                    const std::function<void(const std::string&)>& fail,
+                                    const std::function<void(const ir::Function&, const Case&)>& also = {}) {
+  std::vector<Case> cases;
+  const std::set<uint64_t> skip = skipped_seeds();
+  for (int64_t i = 0; i < count; ++i) {
+    Case c;
+    c.seed = first_seed + uint64_t(i);
+    if (skip.count(c.seed)) continue;
+    c.program = generate_program(c.seed);
+    Driver driver;
+    std::optional<ir::Program> program;
+    Outcome load = capture([&] {
+      program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
+      return std::vector<HostTensor>{};
+    });
+    if (load.kind != Outcome::Ok || !program) {
+      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" +
+           driver.rendered_diagnostics() + load.error);
+      continue;
+    }
+    const ir::Function& fn = *program->find(c.program.fn);
+    c.interp[1] = capture([&] { return ir::Interpreter().run(fn, c.program.args); });
+    if (also) also(fn, c);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
 
 BOOST_AUTO_TEST_CASE(random_programs) {
   const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_PROGRAMS", 1000));
@@ -560,26 +593,11 @@ BOOST_AUTO_TEST_CASE(random_programs_fast) {
     ++failures;
     BOOST_ERROR(message);
   };
-  std::vector<Case> cases;
   std::vector<bool> ill_conditioned;
-  const std::set<uint64_t> skip = skipped_seeds();
-  for (int64_t i = 0; i < count; ++i) {
-    Case c;
-    c.seed = first_seed + uint64_t(i);
-    if (skip.count(c.seed)) continue;
-    c.program = generate_program(c.seed);
-    Driver driver;
-    std::optional<ir::Program> program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
-    if (!program) {
-      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" + driver.rendered_diagnostics());
-      continue;
-    }
-    const ir::Function& fn = *program->find(c.program.fn);
-    c.interp[1] = capture([&] { return ir::Interpreter().run(fn, c.program.args); });
+  std::vector<Case> cases = interpreted_cases(count, first_seed, fail, [&](const ir::Function& fn, const Case& c) {
     const Outcome moved = capture([&] { return ir::Interpreter().run(fn, nudged(c.program.args, 4, c.seed)); });
     ill_conditioned.push_back(!difference(c.interp[1], moved, Floats::Fast).empty());
-    cases.push_back(std::move(c));
-  }
+  });
   struct FastBatch {
     std::vector<size_t> cases;
     std::string text;
@@ -721,27 +739,7 @@ void check_cuda_column(bool on_gpu) {
     BOOST_ERROR(message);
   };
 
-  std::vector<Case> cases;
-  const std::set<uint64_t> skip = skipped_seeds();
-  for (int64_t i = 0; i < count; ++i) {
-    Case c;
-    c.seed = first_seed + uint64_t(i);
-    if (skip.count(c.seed)) continue;
-    c.program = generate_program(c.seed);
-    Driver driver;
-    std::optional<ir::Program> program;
-    Outcome load = capture([&] {
-      program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
-      return std::vector<HostTensor>{};
-    });
-    if (load.kind != Outcome::Ok || !program) {
-      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" +
-           driver.rendered_diagnostics() + load.error);
-      continue;
-    }
-    c.interp[1] = capture([&] { return ir::Interpreter().run(*program->find(c.program.fn), c.program.args); });
-    cases.push_back(std::move(c));
-  }
+  std::vector<Case> cases = interpreted_cases(count, first_seed, fail);
 
   struct CudaBatch {
     std::vector<size_t> cases;
@@ -860,27 +858,7 @@ BOOST_AUTO_TEST_CASE(random_programs_threads) {
     ++failures;
     BOOST_ERROR(message);
   };
-  std::vector<Case> cases;
-  const std::set<uint64_t> skip = skipped_seeds();
-  for (int64_t i = 0; i < count; ++i) {
-    Case c;
-    c.seed = first_seed + uint64_t(i);
-    if (skip.count(c.seed)) continue;
-    c.program = generate_program(c.seed);
-    Driver driver;
-    std::optional<ir::Program> program;
-    Outcome load = capture([&] {
-      program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
-      return std::vector<HostTensor>{};
-    });
-    if (load.kind != Outcome::Ok || !program) {
-      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" +
-           driver.rendered_diagnostics() + load.error);
-      continue;
-    }
-    c.interp[1] = capture([&] { return ir::Interpreter().run(*program->find(c.program.fn), c.program.args); });
-    cases.push_back(std::move(c));
-  }
+  std::vector<Case> cases = interpreted_cases(count, first_seed, fail);
 
   // One source per batch and thread count, compiled on two threads.
   struct ThreadBatch {
