@@ -253,6 +253,9 @@ class CudaBackend : public Backend {
     os << embedded::file("cuda/scangen_cuda_abi.h") << "\n";
     os << embedded::file("common/scangen_scalar.h") << "\n";
     os << embedded::file("cuda/scangen_cuda_device.h") << "\n";
+    // The associative scans' helpers follow the device header in kernels that call them (only
+    // those: they would lengthen every other kernel's NVRTC compile).
+    const size_t scan_helpers_at = os.str().size();
     print_imports(program, jit, os);
     if (!jit) os << "namespace {\n\n";
     os << "namespace scangen_kernels {\n\nnamespace sg = scangen::scalar_v1;\nnamespace sgc = scangen_cuda_v1;\n\n";
@@ -302,7 +305,10 @@ class CudaBackend : public Backend {
       os << ");\n}\n" << (jit ? "#endif\n" : "") << "\n";
     }
     if (!jit) os << "}  // namespace\n\n";
-    return os.str();
+    std::string text = os.str();
+    if (text.find("sgc::scan_", scan_helpers_at) != std::string::npos)
+      text.insert(scan_helpers_at, std::string(embedded::file("cuda/scangen_cuda_scan.h")) + "\n");
+    return text;
   }
 
   // The arguments of the form with results in the caller's memory: whether the host asked for it
