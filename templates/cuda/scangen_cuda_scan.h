@@ -168,7 +168,7 @@ struct Board {
 
   __device__ Board(T* scratch, long long tiles)
       : agg_b(scratch),
-        agg_a(scratch + tiles),
+        agg_a(Op::kUsesA ? scratch + tiles : nullptr),
         inclusive(scratch + (kValues - 1) * tiles),
         flags((unsigned*)(scratch + kValues * tiles)) {}
 
@@ -229,7 +229,14 @@ struct Board {
 struct Plan {
   long long chunks;
   long long chunk_steps;
+  long long threads;  // the threads that take tiles (ranks below it)
 };
+
+// The most chunks of one lane in flight at once, bounding a look-back's walk: the tiles of a lane
+// that threads take together all publish their aggregates and look back together, so a walk may
+// pass all of them. With a thread per chunk of a single lane, a walk could pass 270,000 tiles on
+// an H100; with more chunks than this in flight, threads beyond lanes * this stay idle.
+constexpr long long kMaxChunksInFlight = 64;
 
 // Chunking is allowed when the generator's thresholds allow it (chunk_min_steps > 0, steps at
 // least that, lanes at most chunk_max_lanes) and there are fewer lanes than threads. Chunks are
@@ -238,7 +245,7 @@ struct Plan {
 template <class Op, class T>
 __device__ inline Plan plan_scan(long long width, long long steps, long long lanes, long long chunk_min_steps,
                                  long long chunk_max_lanes, long long min_chunk, const T* scratch) {
-  const Plan serial = {1, steps};
+  const Plan serial = {1, steps, width};
   if (chunk_min_steps <= 0 || steps < chunk_min_steps || lanes > chunk_max_lanes || lanes < 1 || lanes >= width ||
       min_chunk < 1 || !scratch)
     return serial;
@@ -247,7 +254,8 @@ __device__ inline Plan plan_scan(long long width, long long steps, long long lan
   if (chunks > steps / min_chunk) chunks = steps / min_chunk;
   if (chunks < 2) return serial;
   const long long chunk_steps = (steps + chunks - 1) / chunks;
-  return {(steps + chunk_steps - 1) / chunk_steps, chunk_steps};
+  const long long in_flight = lanes * kMaxChunksInFlight;
+  return {(steps + chunk_steps - 1) / chunk_steps, chunk_steps, in_flight < width ? in_flight : width};
 }
 
 // Before the pass: every tile's flag empty (the scratch is not cleared; a barrier follows).
@@ -257,14 +265,15 @@ __device__ __noinline__ void clear_flags(long long rank, long long width, T* scr
   for (long long g = rank; g < tiles; g += width) board.flags[g] = kTileEmpty;
 }
 
-// The chunked strategy's single pass. A tile reads its operands twice, for its aggregate and for
-// its rows; the second read finds them in cache while chunks are short (docs/cuda.md).
+// The chunked strategy's single pass over the plan's threads. A tile reads its operands twice,
+// for its aggregate and for its rows; the second read finds them in cache while chunks are short
+// (docs/cuda.md).
 template <class Op, class T>
-__device__ __noinline__ void scan_tiles(long long rank, long long width, Args<T> s, Plan plan, T* scratch) {
+__device__ __noinline__ void scan_tiles(long long rank, Args<T> s, Plan plan, T* scratch) {
   const long long tiles = s.lanes * plan.chunks;
   Board<Op, T> board(scratch, tiles);
   const bool last_only = s.out_rows != s.steps;
-  for (long long g = rank; g < tiles; g += width) {
+  for (long long g = rank; g < tiles; g += plan.threads) {
     SCANGEN_CUDA_RACE_POINT();  // the emulation's random delays: tiles finish out of order
     const long long l = g % s.lanes, c = g / s.lanes;
     const long long t0 = c * plan.chunk_steps;
@@ -294,7 +303,7 @@ __device__ inline void scan(Context& ctx, const Args<T>& s, long long chunk_min_
   if (plan.chunks > 1) {
     clear_flags<Op>(ctx.rank(), ctx.width(), scratch, s.lanes * plan.chunks);
     ctx.barrier();
-    scan_tiles<Op>(ctx.rank(), ctx.width(), s, plan, scratch);
+    scan_tiles<Op>(ctx.rank(), s, plan, scratch);
   } else {
     scan_lanes<Op>(ctx.rank(), ctx.width(), s);
   }

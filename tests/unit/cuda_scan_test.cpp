@@ -330,6 +330,18 @@ BOOST_AUTO_TEST_CASE(many_lanes_chunked_on_a_wide_grid) {
   check_case<int32_t>(Op::Max, shape, wide, 100);
 }
 
+// One lane on 1040 threads: only sd::kMaxChunksInFlight of them take tiles.
+BOOST_AUTO_TEST_CASE(one_lane_on_a_wide_grid) {
+  Shape shape;
+  shape.lanes = 1;
+  shape.steps = 5000;
+  shape.min_chunk = 4;
+  const Grid wide = {4, 260, false};
+  check_case<double>(Op::Affine, shape, wide, 101);
+  check_case<int64_t>(Op::MinNewFirst, shape, wide, 102);
+  check_case<int32_t>(Op::Affine, shape, wide, 103);
+}
+
 // The plan: chunks only where the thresholds allow, never longer than the scratch holds.
 BOOST_AUTO_TEST_CASE(plan_follows_the_thresholds_and_the_scratch) {
   float scratch_word = 0;
@@ -345,6 +357,8 @@ BOOST_AUTO_TEST_CASE(plan_follows_the_thresholds_and_the_scratch) {
   // most, so chunks of ceil(1000 / 62) = 17 steps, 59 of them.
   BOOST_TEST(p.chunk_steps == 17);
   BOOST_TEST(p.chunks == 59);
+  BOOST_TEST(p.threads == 64);  // every thread: 4 lanes x kMaxChunksInFlight would be more
+  BOOST_TEST(sd::plan_scan<Aff>(100000, 1000, 4, 2, 100, 8, s).threads == 4 * sd::kMaxChunksInFlight);
   const long long tile_bytes = sd::Board<Aff, float>::kBytesPerTile;
   BOOST_TEST(p.chunks * tile_bytes <= 1000);
 }
