@@ -46,6 +46,7 @@ struct Shape {
   bool reverse = false;       // negative step strides, pointers at step 0 (the last row)
   bool a_invariant = false;   // a_step == 0
   bool b_broadcast = false;   // b_lane == 0
+  bool b_invariant = false;   // b_step == 0
   bool last_only = false;     // out_rows == 1
   bool chunking = true;       // thresholds that allow chunking (else chunk_min_steps == 0)
   long long min_chunk = 4;
@@ -102,7 +103,7 @@ Problem<T> make_problem(Op op, const Shape& shape, unsigned seed) {
   p.shape = shape;
   const long long a_width = shape.a_invariant ? 1 : shape.steps, b_lanes = shape.b_broadcast ? 1 : shape.lanes;
   p.a.resize(size_t(a_width * shape.lanes + 1));
-  p.b.resize(size_t(shape.steps * b_lanes + 1));
+  p.b.resize(size_t((shape.b_invariant ? 1 : shape.steps) * b_lanes + 1));
   p.init.resize(size_t(shape.lanes));
   for (T& x : p.a) x = random_value<T>(op, rng);
   for (T& x : p.b) x = random_value<T>(op, rng);
@@ -112,8 +113,8 @@ Problem<T> make_problem(Op op, const Shape& shape, unsigned seed) {
   p.a_step = shape.a_invariant ? 0 : sign * shape.lanes;
   p.a_base = shape.reverse && !shape.a_invariant ? (shape.steps - 1) * shape.lanes : 0;
   p.b_lane = shape.b_broadcast ? 0 : 1;
-  p.b_step = sign * b_lanes;
-  p.b_base = shape.reverse && shape.steps > 0 ? (shape.steps - 1) * b_lanes : 0;
+  p.b_step = shape.b_invariant ? 0 : sign * b_lanes;
+  p.b_base = shape.reverse && shape.steps > 0 && !shape.b_invariant ? (shape.steps - 1) * b_lanes : 0;
   return p;
 }
 
@@ -234,7 +235,8 @@ void check_case(Op op, const Shape& shape, const Grid& grid, unsigned seed) {
   const std::string what = std::string(name(op)) + " lanes=" + std::to_string(shape.lanes) + " steps=" +
                            std::to_string(shape.steps) + (shape.reverse ? " reverse" : "") +
                            (shape.last_only ? " last-only" : "") + (shape.a_invariant ? " a-invariant" : "") +
-                           (shape.b_broadcast ? " b-broadcast" : "") + " grid=" + std::to_string(grid.grid) + "x" +
+                           (shape.b_broadcast ? " b-broadcast" : "") + (shape.b_invariant ? " b-invariant" : "") +
+                           " grid=" + std::to_string(grid.grid) + "x" +
                            std::to_string(grid.block) + (grid.lagging ? " lagging" : "") + (chunked ? " chunked" : " serial");
   BOOST_TEST_CONTEXT(what) {
     std::vector<unsigned char> record(sizeof(scangen_cuda_launch) + 256, 0);
@@ -271,7 +273,7 @@ void check_case(Op op, const Shape& shape, const Grid& grid, unsigned seed) {
   }
 }
 
-// Problem sizes of every test: small, long, many lanes, reverse, broadcast, last-only.
+// Problem sizes of every test: small, long, many lanes, reverse, invariant, broadcast, last-only.
 std::vector<Shape> shapes() {
   std::vector<Shape> s;
   auto add = [&](long long lanes, long long steps) {
@@ -297,6 +299,11 @@ std::vector<Shape> shapes() {
   }
   add(6, 500)->b_broadcast = true;
   add(3, 640)->a_invariant = true;
+  {
+    Shape* x = add(2, 700);
+    x->b_invariant = true;
+    x->reverse = true;
+  }
   add(9, 2000)->chunking = false;
   add(1000, 40);  // lanes beyond the threads: serial
   return s;
