@@ -10,8 +10,8 @@
 //   many lanes as threads, or when the generator's thresholds forbid chunking.
 // - chunked, single pass with decoupled look-back: each lane's steps are cut into chunks of at
 //   least min_chunk steps; chunk c of lane l is tile g = c * lanes + l (lane fastest: neighbouring
-//   threads read neighbouring channels of a row), and thread rank takes tiles rank, rank + width,
-//   ... in increasing order. A tile folds its operands into an aggregate, publishes it with a
+//   threads read neighbouring channels of a row), and thread rank takes tiles rank, rank + n, ...
+//   in increasing order (n: the launch's width, at most kMaxChunksInFlight a lane). A tile folds its operands into an aggregate, publishes it with a
 //   flag, combines its predecessors' aggregates backwards until it meets an inclusive value (the
 //   state after a whole earlier chunk), publishes its own inclusive value, and writes its rows.
 //   Progress: every block of a scangen launch is resident (one block or a cooperative grid), and a
