@@ -200,21 +200,37 @@ struct Board {
 
   // The state before tile g (chunk > 0) of its lane: the predecessors' aggregates, combined
   // backwards, applied to the first inclusive value met. Chunk 0 publishes an inclusive value,
-  // so the walk ends there at the latest.
+  // so the walk ends there at the latest. The flags of kWindow predecessors are read at once, and
+  // then the values of those published, so a walk waits for memory once per window, not twice
+  // per tile.
   __device__ T look_back(long long g, long long lanes) const {
+    constexpr int kWindow = 4;
     typename Op::Agg later{};
     bool have_later = false;
-    for (long long j = g - lanes;; j -= lanes) {
-      unsigned state;
-      while ((state = SCANGEN_CUDA_LOAD_VOLATILE(&flags[j])) == kTileEmpty) __nanosleep(32);
-      __threadfence();  // the flag before the values it guards
-      if (state == kTileInclusive) {
-        const T h = load(inclusive + j);
+    for (long long j = g - lanes;;) {  // j: the nearest predecessor not yet combined
+      unsigned state[kWindow];
+      for (int k = 0; k < kWindow; ++k)
+        state[k] = j - k * lanes >= 0 ? SCANGEN_CUDA_LOAD_VOLATILE(&flags[j - k * lanes]) : kTileEmpty;
+      // The published run from j: aggregates up to the first empty flag, or through an inclusive one.
+      int run = 0;
+      bool inclusive_met = false;
+      while (run < kWindow && state[run] != kTileEmpty && !inclusive_met) inclusive_met = state[run++] == kTileInclusive;
+      if (run == 0) {
+        __nanosleep(32);  // j has not published yet
+        continue;
+      }
+      __threadfence();  // the flags before the values they guard
+      typename Op::Agg earlier[kWindow];
+      for (int k = 0; k < run - (inclusive_met ? 1 : 0); ++k) earlier[k] = load_aggregate(j - k * lanes);
+      for (int k = 0; k < run - (inclusive_met ? 1 : 0); ++k) {
+        later = have_later ? Op::combine(earlier[k], later) : earlier[k];
+        have_later = true;
+      }
+      if (inclusive_met) {
+        const T h = load(inclusive + (j - (run - 1) * lanes));
         return have_later ? Op::apply(later, h) : h;
       }
-      const typename Op::Agg earlier = load_aggregate(j);
-      later = have_later ? Op::combine(earlier, later) : earlier;
-      have_later = true;
+      j -= run * lanes;
     }
   }
 
