@@ -710,9 +710,10 @@ template <class T> inline void matmul(T* out, const T* a, const T* b, int64_t m,
 // carry of the previous vectors is applied to the whole vector: one pass over memory, and the
 // only serial dependence is one multiply and one add per W steps. Several threads (the parallel_
 // forms): the steps are cut into chunks of at least min_chunk; each chunk's aggregate is computed
-// (reading the operands only), the carries are scanned on the calling thread, then every chunk is
-// scanned from its carry: the operands are read twice and the result written once. Many lanes
-// stay serial in time, vectorized over lanes; threads take bands of lanes.
+// (reading the operands only; for one lane as independent chains: Horner over vectors for add,
+// mul and invariant affine, four chains for max and min), the carries are scanned on the calling
+// thread, then every chunk is scanned from its carry: the operands are read twice and the result
+// written once. Many lanes stay serial in time, vectorized over lanes; threads take bands of lanes.
 //
 // Memory: nothing is allocated. The threaded chunked form keeps two values per lane and chunk in
 // `scratch` (2 * lanes * ceil(steps / min_chunk) elements, allocated by the generated code).
@@ -818,7 +819,7 @@ template <class V, size_t... I> inline V reversed(V v, std::index_sequence<I...>
 template <class T, class V> inline V load_steps(const T* x, int64_t x_step, int64_t t) {
   constexpr int W = kLanesOf<T>;
   using E = typename compute_of<T>::type;
-  V v;
+  V v{};
   if (x_step == 1) {
     std::memcpy(&v, x + t, sizeof v);
   } else if (x_step == -1) {
@@ -915,9 +916,6 @@ T scan_one_lane(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h0, T* a
   return last;
 }
 
-// Whether scan_one_lane computes this operator.
-template <Op op> inline constexpr bool kVectorizedInTime = op == Op::Affine || op == Op::Add || op == Op::Mul;
-
 // The value that leaves a state unchanged, for an aggregate computed as a scan from it (-0 for
 // float add: -0 + x is x for every x, +0 included).
 template <Op op, class T> inline T identity() {
@@ -926,17 +924,86 @@ template <Op op, class T> inline T identity() {
   else return T(0);
 }
 
+// The aggregate of steps [t0, t1) of one lane without the states in between, for add, mul and
+// affine with an invariant a (the first pass of the threaded scan, which only reads): for affine,
+// B = sum over j of a^(t1-1-j) b_j, as kAccumulators Horner chains over vectors (each multiplied by
+// a^(kAccumulators W) per round, the vector's element i weighted by a^(W-1-i)), far cheaper than a
+// scan in registers. Returns B; A (affine) is a^(t1 - t0).
+inline constexpr int kAccumulators = 4;
+template <Op op, class T> T reduce_one_lane(const Operands<T>& x, int64_t t0, int64_t t1, T* A) {
+  using E = typename compute_of<T>::type;
+  using V = typename Vec<T>::type;
+  constexpr int W = Vec<T>::W;
+  constexpr int64_t kRound = int64_t(kAccumulators) * W;
+  const E a0 = op == Op::Affine ? E(x.a[0]) : E(1);
+  const E start = E(identity<op, T>());
+  V acc[kAccumulators], weights{};
+  for (V& v : acc) v = V{} + start;
+  for (int i = 0; i < W; ++i) weights[i] = power(a0, W - 1 - i);
+  const V round_power = V{} + power(a0, kRound);
+  int64_t t = t0;
+  for (; t + kRound <= t1; t += kRound) {
+    for (int k = 0; k < kAccumulators; ++k) {
+      const V b = load_steps<T, V>(x.b, x.b_step, t + k * W);
+      if constexpr (op == Op::Add) acc[k] = acc[k] + b;
+      else if constexpr (op == Op::Mul) acc[k] = acc[k] * b;
+      else acc[k] = acc[k] * round_power + b * weights;
+    }
+  }
+  // The chains in step order: chain k is followed by W (kAccumulators - 1 - k) steps of its round.
+  V total = acc[0];
+  for (int k = 1; k < kAccumulators; ++k) {
+    if constexpr (op == Op::Add) total = total + acc[k];
+    else if constexpr (op == Op::Mul) total = total * acc[k];
+    else total = total * power(a0, W) + acc[k];
+  }
+  E sum = start;
+  for (int i = 0; i < W; ++i) sum = op == Op::Mul ? sum * total[i] : sum + total[i];
+  T b_total = T(sum);
+  for (; t < t1; ++t) b_total = step<op>(b_total, T(a0), x.b[t * x.b_step]);  // the steps left over
+  if (op == Op::Affine) *A = T(power(a0, t1 - t0));
+  return b_total;
+}
+
+// Whether scan_one_lane computes this operator.
+template <Op op> inline constexpr bool kVectorizedInTime = op == Op::Affine || op == Op::Add || op == Op::Mul;
+
 // ---- Chunks of steps --------------------------------------------------------------------------
+
+// The aggregate of steps [t0, t1) of one lane for max and min: kAccumulators contiguous parts,
+// each folded by a chain of its own (independent chains: the latency of one step is hidden), then
+// combined in step order, op(earlier, later): the bits of one chain.
+template <Op op, class T> T fold_one_lane(const Operands<T>& x, int64_t t0, int64_t t1) {
+  const int64_t part = (t1 - t0) / kAccumulators;
+  const T* b = x.b;
+  const int64_t stride = x.b_step;
+  T acc[kAccumulators];
+  for (int k = 0; k < kAccumulators; ++k) acc[k] = b[(t0 + k * part) * stride];
+  for (int64_t i = 1; i < part; ++i)
+    for (int k = 0; k < kAccumulators; ++k) acc[k] = step<op>(acc[k], T(0), b[(t0 + k * part + i) * stride]);
+  T total = part > 0 ? acc[0] : b[t0 * stride];
+  for (int k = 1; k < kAccumulators && part > 0; ++k) total = step<op>(total, T(0), acc[k]);
+  for (int64_t t = part > 0 ? t0 + kAccumulators * part : t0 + 1; t < t1; ++t)  // the steps left over
+    total = step<op>(total, T(0), b[t * stride]);
+  return total;
+}
 
 // The aggregate of steps [t0, t1) of every lane: A[l], B[l] (A for affine only). t1 > t0.
 template <Op op, class T>
 void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t lanes) {
   if constexpr (kVectorizedInTime<op>) {
     if (lanes == 1) {
-      if (op == Op::Affine) A[0] = T(1);
-      B[0] = scan_one_lane<op, T>(nullptr, x, t0, t1, identity<op, T>(), op == Op::Affine ? A : nullptr);
+      if (op != Op::Affine || x.a_step == 0) {
+        B[0] = reduce_one_lane<op>(x, t0, t1, A);
+        return;
+      }
+      A[0] = T(1);
+      B[0] = scan_one_lane<op, T>(nullptr, x, t0, t1, identity<op, T>(), A);
       return;
     }
+  } else if (lanes == 1) {
+    B[0] = fold_one_lane<op>(x, t0, t1);
+    return;
   }
   for (int64_t l = 0; l < lanes; ++l) {
     B[l] = x.b[t0 * x.b_step + l * x.b_lane];
@@ -1015,11 +1082,7 @@ template <Op op, class T, class Runner> void run_serial(const Call<T>& c, const 
   int64_t grain = (kScanWorkPerThread + steps - 1) / steps;
   if (grain < per_line) grain = per_line;
   runner.for_each(0, c.lanes, grain, per_line, [&](int64_t l0, int64_t l1) {
-    const bool a1 = op == Op::Affine && c.x.a_lane != 0, b1 = c.x.b_lane != 0;
-    if (a1 && b1) scan_rows<op, T, 1, 1>(c.out, c.last_only(), c.init, c.x, 0, c.steps, l0, l1, c.lanes);
-    else if (a1) scan_rows<op, T, 1, 0>(c.out, c.last_only(), c.init, c.x, 0, c.steps, l0, l1, c.lanes);
-    else if (b1) scan_rows<op, T, 0, 1>(c.out, c.last_only(), c.init, c.x, 0, c.steps, l0, l1, c.lanes);
-    else scan_rows<op, T, 0, 0>(c.out, c.last_only(), c.init, c.x, 0, c.steps, l0, l1, c.lanes);
+    scan_rows_any<op>(c.out, c.last_only(), c.init, c.x, 0, c.steps, l0, l1, c.lanes);
   });
 }
 
