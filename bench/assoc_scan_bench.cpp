@@ -29,7 +29,7 @@ namespace {
 namespace rt = scangen_rt_v1;
 namespace sg = scangen::scalar_v1;
 
-int g_repetitions = 9;
+int g_repetitions = 25;
 
 // The fastest of g_repetitions runs of f, in seconds.
 double fastest_seconds(const std::function<void()>& f) {

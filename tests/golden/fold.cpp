@@ -879,8 +879,24 @@ T scan_one_lane(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h0, T* a
   for (int i = 0; i < W; ++i) power_row[i] = power(a0, i + 1);
   const E a_w = power(a0, W);
   V product = V{} + E(1);
-  E h = E(h0);
   int64_t t = t0;
+  // Single steps until out is aligned to a vector: a store that straddles two cache lines costs
+  // twice (std::vector's memory is only 16-byte aligned).
+  T state = h0;
+  auto single_steps = [&](int64_t end) {
+    for (; t < end; ++t) {
+      const T a = op == Op::Affine ? x.a[t * x.a_step] : T(0);
+      state = step<op>(state, a, x.b[t * x.b_step]);
+      if (out != nullptr) out[t] = state;
+      if (a_product != nullptr && !invariant) *a_product = sg::mul(*a_product, a);
+    }
+  };
+  if (out != nullptr) {
+    const int64_t misaligned = int64_t(reinterpret_cast<uintptr_t>(out + t) % sizeof(V)) / int64_t(sizeof(T));
+    const int64_t peel = misaligned == 0 ? 0 : W - misaligned;
+    single_steps(t + peel < t1 ? t + peel : t1);
+  }
+  E h = E(state);
   for (; t + W <= t1; t += W) {
     V b = load_steps<T, V>(x.b, x.b_step, t);
     V a = invariant || op != Op::Affine ? V{} : load_steps<T, V>(x.a, x.a_step, t);
@@ -897,13 +913,8 @@ T scan_one_lane(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h0, T* a
     else if (invariant) h = b[W - 1] + a_w * h;
     else h = b[W - 1] + a[W - 1] * h;
   }
-  T last = T(h);
-  for (; t < t1; ++t) {  // the steps left over, one at a time
-    const T a = op == Op::Affine ? x.a[t * x.a_step] : T(0);
-    last = step<op>(last, a, x.b[t * x.b_step]);
-    if (out != nullptr) out[t] = last;
-    if (a_product != nullptr && !invariant) *a_product = sg::mul(*a_product, a);
-  }
+  state = T(h);
+  single_steps(t1);  // the steps left over
   if (a_product != nullptr) {
     if (invariant) {
       *a_product = sg::mul(*a_product, T(power(a0, t1 - t0)));
@@ -913,7 +924,7 @@ T scan_one_lane(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h0, T* a
       *a_product = sg::mul(*a_product, T(p));
     }
   }
-  return last;
+  return state;
 }
 
 // The value that leaves a state unchanged, for an aggregate computed as a scan from it (-0 for
