@@ -313,6 +313,21 @@ BOOST_AUTO_TEST_CASE(long_affine_channel) {
     }
 }
 
+// Results larger than kStreamBytes go to memory with non-temporal stores (one channel, chunking
+// allowed, one thread): the same values as the cached stores, and visible to the caller.
+BOOST_AUTO_TEST_CASE(long_results_are_streamed) {
+  std::mt19937_64 rng(11);
+  Case<float> c;
+  c.steps = 2 * sv::kStreamBytes / int64_t(sizeof(float)) + 37;
+  c.init = {-0.5f};
+  c.a_data = {0.75f};
+  std::uniform_real_distribution<float> unit(-1, 1);
+  for (int64_t i = 0; i < c.steps; ++i) c.b_data.push_back(unit(rng));
+  c.b_step = 1;
+  c.chunk_min_steps = 1, c.chunk_max_lanes = 1, c.min_chunk = 1 << 20;
+  BOOST_TEST((check_case<Op::Affine>(c, rng)));
+}
+
 // The serial path is the plain loop, bit for bit, also when it is not the chunked path's choice
 // but the call's (chunk_min_steps = 0), for an operator whose float results would differ if it
 // reassociated.
