@@ -241,9 +241,10 @@ T single_steps(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h, T* a_p
 
 // Steps [t0, t1) of one lane from the state h (affine, add or mul): writes h after each step to
 // out[t] when out is not null, returns the last state. With a_product (affine, a per step), also
-// multiplies the product of the range's a into *a_product.
+// multiplies the product of the range's a into *a_product. `stream`: store non-temporally (the
+// call's results are larger than kStreamBytes).
 template <Op op, class T>
-T scan_one_lane(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h0, T* a_product) {
+T scan_one_lane(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h0, T* a_product, bool stream) {
   using E = typename compute_of<T>::type;
   using V = typename Vec<T>::type;
   constexpr int W = Vec<T>::W;
@@ -269,7 +270,7 @@ T scan_one_lane(T* out, const Operands<T>& x, int64_t t0, int64_t t1, T h0, T* a
   // The operands in locals: stores to out could alias x as far as the compiler knows.
   const T *const a_data = x.a, *const b_data = x.b;
   const int64_t a_step = x.a_step, b_step = x.b_step;
-  const bool stream = out != nullptr && (t1 - t0) * int64_t(sizeof(T)) > kStreamBytes;
+  stream = stream && out != nullptr;
   for (; t + W <= t1; t += W) {
     V b = load_steps<T, V>(b_data, b_step, t);
     V a = invariant || op != Op::Affine ? V{} : load_steps<T, V>(a_data, a_step, t);
@@ -382,7 +383,7 @@ void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t
         return;
       }
       A[0] = T(1);
-      B[0] = scan_one_lane<op, T>(nullptr, x, t0, t1, identity<op, T>(), A);
+      B[0] = scan_one_lane<op, T>(nullptr, x, t0, t1, identity<op, T>(), A, false);
       return;
     }
   } else if (lanes == 1) {
@@ -417,10 +418,11 @@ template <Op op, class T> inline T apply(T A, T B, T h) {
 // Steps [t0, t1) of every lane from prev0 (the state before t0), as the serial loop or, one lane,
 // in vector registers.
 template <Op op, class T>
-void scan_range(T* out, bool last_only, const T* prev0, const Operands<T>& x, int64_t t0, int64_t t1, int64_t lanes) {
+void scan_range(T* out, bool last_only, const T* prev0, const Operands<T>& x, int64_t t0, int64_t t1, int64_t lanes,
+                bool stream) {
   if constexpr (kVectorizedInTime<op>) {
     if (lanes == 1) {
-      const T last = scan_one_lane<op, T>(last_only ? nullptr : out, x, t0, t1, prev0[0], nullptr);
+      const T last = scan_one_lane<op, T>(last_only ? nullptr : out, x, t0, t1, prev0[0], nullptr, stream);
       if (last_only) out[0] = last;
       return;
     }
@@ -439,6 +441,8 @@ template <class T> struct Call {
   int64_t steps, lanes, chunk_min_steps, chunk_max_lanes, min_chunk;
   T* scratch;
   bool last_only() const { return out_rows == 1 && steps > 1; }
+  // Whether the results are large enough to be stored non-temporally (see kStreamBytes).
+  bool streams() const { return out_rows * lanes * int64_t(sizeof(T)) > kStreamBytes; }
   bool may_chunk() const { return chunk_min_steps > 0 && steps >= chunk_min_steps && lanes <= chunk_max_lanes; }
 };
 
@@ -460,7 +464,8 @@ inline constexpr int64_t kTimeChunksPerThread = 4;
 // Serial in time; lanes in bands over the runner's threads, each band running every step. One
 // lane runs in vector registers when reassociating is allowed (in_registers), else as the loop.
 template <Op op, class T, class Runner> void run_serial(const Call<T>& c, const Runner& runner, bool in_registers) {
-  if (c.lanes == 1 && in_registers) return scan_range<op>(c.out, c.last_only(), c.init, c.x, 0, c.steps, 1);
+  if (c.lanes == 1 && in_registers)
+    return scan_range<op>(c.out, c.last_only(), c.init, c.x, 0, c.steps, 1, c.streams());
   const int64_t per_line = 64 / int64_t(sizeof(T));  // lanes of a cache line: bands do not share lines
   const int64_t steps = c.steps > 0 ? c.steps : 1;
   int64_t grain = (kScanWorkPerThread + steps - 1) / steps;
@@ -497,7 +502,7 @@ template <Op op, class T, class Runner> void run_time_chunks(const Call<T>& c, c
   runner.for_each(0, chunks, 1, 1, [&](int64_t k0, int64_t k1) {
     for (int64_t k = k0; k < k1; ++k) {
       const T* before = k == 0 ? c.init : B + (k - 1) * lanes;
-      scan_range<op>(c.out, false, before, c.x, range_of(k).first, range_of(k).second, lanes);
+      scan_range<op>(c.out, false, before, c.x, range_of(k).first, range_of(k).second, lanes, c.streams());
     }
   });
 }
