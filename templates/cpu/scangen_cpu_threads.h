@@ -1,7 +1,8 @@
 // The thread pool of emitted CPU code compiled with threads (scangen --threads N): the loops that
 // the loop-IR pass `threads` made parallel run through parallel_for, the products it made
-// parallel through parallel_matmul. Every generated source embeds this text after
-// scangen_cpu_matmul.h; code compiled with one thread calls none of it.
+// parallel through parallel_matmul, the associative scans through parallel_scan_*. Every
+// generated source embeds this text after scangen_cpu_matmul.h and scangen_cpu_scan.h; code
+// compiled with one thread calls none of it.
 //
 // The pool is created once per process, on the first parallel loop, and never destroyed: its
 // workers are detached and sleep when idle, so no step and no call creates a thread, and the
@@ -274,6 +275,40 @@ inline void parallel_matmul(int64_t threads, T* out, const T* a, const T* b, int
     matmul(o, x, y, r, d, c);
   }, out, a, b, m, k, n);
 }
+
+// The associative scans of scangen_cpu_scan.h (embedded before this text) over the pool: chunks
+// of steps when the call allows reassociating, else bands of lanes (each band's bits are the
+// serial loop's). Chunks are at least SCANGEN_PARALLEL_GRAIN steps (or lanes) when it is set, so
+// that tests split small inputs too.
+namespace scan_v1 {
+struct PoolRunner {
+  int threads;
+  int64_t workers() const { return threads_v1::resolve_threads(threads); }
+  int64_t forced_grain() const { return threads_v1::forced_grain(); }
+  template <class F> void for_each(int64_t begin, int64_t end, int64_t grain, int64_t alignment, F&& body) const {
+    parallel_for(threads, begin, end, grain, alignment, std::forward<F>(body));
+  }
+};
+}  // namespace scan_v1
+
+#define SCANGEN_PARALLEL_SCAN_ENTRY(name, op)                                                                  \
+  template <class T>                                                                                           \
+  inline void parallel_##name(int64_t threads, T* out, int64_t out_rows, const T* init, const T* a,            \
+                              int64_t a_step, int64_t a_lane, const T* b, int64_t b_step, int64_t b_lane,      \
+                              int64_t steps, int64_t lanes, int64_t chunk_min_steps, int64_t chunk_max_lanes,  \
+                              int64_t min_chunk, T* scratch) {                                                 \
+    scan_v1::run_call<scan_v1::Op::op>(scan_v1::PoolRunner{int(threads)}, out, out_rows, init, a, a_step,      \
+                                       a_lane, b, b_step, b_lane, steps, lanes, chunk_min_steps,               \
+                                       chunk_max_lanes, min_chunk, scratch);                                   \
+  }
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_affine, Affine)
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_add, Add)
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_mul, Mul)
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_max, Max)
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_min, Min)
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_max_new_first, MaxNewFirst)
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_min_new_first, MinNewFirst)
+#undef SCANGEN_PARALLEL_SCAN_ENTRY
 
 // The fast mode's kernel (scangen_cpu_fast.h, which emitted code embeds before this text when the
 // fast passes ran) split the same way.

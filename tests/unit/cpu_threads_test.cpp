@@ -19,6 +19,7 @@
 #include "scangen_scalar.h"
 #include "scangen_cpu_support.h"
 #include "scangen_cpu_matmul.h"
+#include "scangen_cpu_scan.h"
 #include "scangen_cpu_threads.h"
 #include "scangen/scangen.h"
 

@@ -86,6 +86,8 @@ class CpuBackend : public Backend {
     os << embedded::file("common/scangen_scalar.h") << "\n";
     os << embedded::file("cpu/scangen_cpu_support.h") << "\n";
     os << embedded::file("cpu/scangen_cpu_matmul.h") << "\n";
+    // The associative scans (scan_affine, scan_add, ...) that the parallel-scan rewrite calls.
+    os << embedded::file("cpu/scangen_cpu_scan.h") << "\n";
     // The fast floating-point mode's kernel and vectorizable math functions, which its passes call.
     if (module.fp_mode == FpMode::Fast) os << embedded::file("cpu/scangen_cpu_fast.h") << "\n";
     if (uses_threads(module)) os << embedded::file("cpu/scangen_cpu_threads.h") << "\n";
