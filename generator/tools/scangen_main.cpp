@@ -191,10 +191,20 @@ template <class Counts> void print_stats(const char* title, const Counts& counts
   for (const auto& [pass, n] : counts) std::cerr << "  " << pass << ": " << n << "\n";
 }
 
+// The rewrites' counts, then why some did not fire (parallel-scan's reasons).
+void print_pass_stats(const std::map<std::string, int>& counts, const std::vector<std::string>& notes) {
+  print_stats("rewrites that fired:", counts);
+  if (notes.empty()) return;
+  std::cerr << "rewrites that did not fire:\n";
+  for (const std::string& n : notes) std::cerr << "  " << n << "\n";
+}
+
 // Parses, analyzes and rewrites a file, printing its diagnostics (and what the options ask for).
-std::optional<ir::Program> load_program(Driver& driver, const std::string& file, const PassOptions& o) {
+std::optional<ir::Program> load_program(Driver& driver, const std::string& file, const PassOptions& o,
+                                        FpMode fp = FpMode::Strict) {
   check_pass_names(o);
   PipelineOptions options;
+  options.fp_mode = fp;
   options.opt_level = o.opt_level;
   options.only_passes = o.only;
   options.disabled_passes.insert(o.disabled.begin(), o.disabled.end());
@@ -206,7 +216,7 @@ std::optional<ir::Program> load_program(Driver& driver, const std::string& file,
     };
   auto program = driver.load_file(file, options);
   std::cerr << driver.rendered_diagnostics();
-  if (program && o.stats) print_stats("rewrites that fired:", driver.pass_stats());
+  if (program && o.stats) print_pass_stats(driver.pass_stats(), driver.pass_notes());
   return program;
 }
 
@@ -232,7 +242,7 @@ int cmd_run(const RunOptions& o) {
     return kExitUserError;
   }
   std::cerr << module->warnings();
-  if (o.passes.stats) print_stats("rewrites that fired:", module->pass_stats());
+  if (o.passes.stats) print_pass_stats(module->pass_stats(), module->pass_notes());
   if (module->functions().empty()) throw RuntimeError("'" + o.file + "' has no functions");
   const FunctionInfo* fn = &module->functions().front();
   if (!o.fn.empty()) {
@@ -296,7 +306,7 @@ int cmd_compile(const CompileOptions& o) {
   check_fp_backend(o.fp, o.target);
   if (o.threads != 1 && o.target == "cuda") throw UsageError("--threads applies to the CPU code: add --target cpu,cuda");
   Driver driver;
-  auto program = load_program(driver, o.file, o.passes);
+  auto program = load_program(driver, o.file, o.passes, *fp_mode_from_name(o.fp));
   if (!program) return kExitUserError;
   if (o.target.find("cuda") != std::string::npos && !driver.check_cuda_imports(*program)) {
     std::cerr << driver.rendered_diagnostics();
@@ -412,8 +422,8 @@ int cmd_ir(const IrOptions& o) {
     list_lir_passes();
     return 0;
   }
-  if (!o.lir && (!o.lir_passes.empty() || o.target != "cpu" || o.fp != "strict" || o.threads != 1))
-    throw UsageError("--lir-passes, --target, --fp and --threads apply to the loop IR: add --lir");
+  if (!o.lir && (!o.lir_passes.empty() || o.target != "cpu" || o.threads != 1))
+    throw UsageError("--lir-passes, --target and --threads apply to the loop IR: add --lir");
   check_fp_backend(o.fp, o.target);
   if (o.threads != 1 && o.target != "cpu") throw UsageError("--threads applies to the CPU backend: leave out --target cuda");
   if (o.lir && o.format != "text") throw UsageError("the loop IR prints as text only");
@@ -422,7 +432,7 @@ int cmd_ir(const IrOptions& o) {
   Driver driver;
   PassOptions rewrites = o.passes;
   rewrites.print_after_all = o.passes.print_after_all && !o.lir;  // with --lir: after each loop-IR pass
-  auto program = load_program(driver, o.file, rewrites);
+  auto program = load_program(driver, o.file, rewrites, *fp_mode_from_name(o.fp));
   if (!program) return kExitUserError;
   if (o.lir) return print_loop_ir(*program, o);
   if (o.format == "dot") {

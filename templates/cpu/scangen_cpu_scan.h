@@ -5,6 +5,7 @@
 //
 // The operators (h: the state before the step; a, b: this step's operands):
 //   scan_affine h = add(mul(a, h), b)     scan_add h = add(h, b)     scan_mul h = mul(h, b)
+//   scan_add_mul h = mul(add(h, b), a)    (an adjoint's form: the affine map h -> a h + a b)
 //   scan_max h = max(h, b)   scan_min h = min(h, b)   scan_max_new_first h = max(b, h)   ...min
 // with the functions of scangen_scalar.h (integers wrap; float max/min propagate the first NaN and
 // the first operand wins a tie). Operand element (t, l) is x[t * x_step + l * x_lane] (x_step may
@@ -50,7 +51,10 @@ namespace scan_v1 {
 
 namespace sg = scangen::scalar_v1;
 
-enum class Op { Affine, Add, Mul, Max, Min, MaxNewFirst, MinNewFirst };
+enum class Op { Affine, AddMul, Add, Mul, Max, Min, MaxNewFirst, MinNewFirst };
+
+// The operators that read `a`: affine, and (h + b) * a, which is the affine map h -> a h + a b.
+template <Op op> inline constexpr bool kUsesA = op == Op::Affine || op == Op::AddMul;
 
 // The operands of one call: element (t, l) of x is x[t * x_step + l * x_lane].
 template <class T> struct Operands {
@@ -63,6 +67,7 @@ template <class T> struct Operands {
 // One step of the recurrence, exactly as the sequential loop computes it.
 template <Op op, class T> inline T step(T h, T a, T b) {
   if constexpr (op == Op::Affine) return sg::add(sg::mul(a, h), b);
+  else if constexpr (op == Op::AddMul) return sg::mul(sg::add(h, b), a);
   else if constexpr (op == Op::Add) return sg::add(h, b);
   else if constexpr (op == Op::Mul) return sg::mul(h, b);
   else if constexpr (op == Op::Max) return sg::max(h, b);
@@ -103,7 +108,7 @@ void scan_rows(T* out, bool last_only, const T* prev0, const Operands<T>& x, int
 template <Op op, class T>
 void scan_rows_any(T* out, bool last_only, const T* prev0, const Operands<T>& x, int64_t t0, int64_t t1,
                    int64_t l0, int64_t l1, int64_t lanes) {
-  const bool a1 = op == Op::Affine && x.a_lane != 0, b1 = x.b_lane != 0;
+  const bool a1 = kUsesA<op> && x.a_lane != 0, b1 = x.b_lane != 0;
   if (a1 && b1) scan_rows<op, T, 1, 1>(out, last_only, prev0, x, t0, t1, l0, l1, lanes);
   else if (a1) scan_rows<op, T, 1, 0>(out, last_only, prev0, x, t0, t1, l0, l1, lanes);
   else if (b1) scan_rows<op, T, 0, 1>(out, last_only, prev0, x, t0, t1, l0, l1, lanes);
@@ -386,13 +391,14 @@ void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t
       B[0] = scan_one_lane<op, T>(nullptr, x, t0, t1, identity<op, T>(), A, false);
       return;
     }
-  } else if (lanes == 1) {
+  } else if (lanes == 1 && !kUsesA<op>) {
     B[0] = fold_one_lane<op>(x, t0, t1);
     return;
   }
   for (int64_t l = 0; l < lanes; ++l) {
     B[l] = x.b[t0 * x.b_step + l * x.b_lane];
-    if constexpr (op == Op::Affine) A[l] = x.a[t0 * x.a_step + l * x.a_lane];
+    if constexpr (kUsesA<op>) A[l] = x.a[t0 * x.a_step + l * x.a_lane];
+    if constexpr (op == Op::AddMul) B[l] = sg::mul(A[l], B[l]);  // the map h -> a h + a b
   }
   for (int64_t t = t0 + 1; t < t1; ++t) {
     const T* a = x.a + t * x.a_step;
@@ -402,6 +408,10 @@ void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t
         const T at = a[l * x.a_lane];
         A[l] = sg::mul(at, A[l]);
         B[l] = sg::add(sg::mul(at, B[l]), b[l * x.b_lane]);
+      } else if constexpr (op == Op::AddMul) {  // (a, a * b) after (A, B): (a * A, (B + b) * a)
+        const T at = a[l * x.a_lane];
+        A[l] = sg::mul(at, A[l]);
+        B[l] = step<op>(B[l], at, b[l * x.b_lane]);
       } else {
         B[l] = step<op>(B[l], T(0), b[l * x.b_lane]);
       }
@@ -411,7 +421,7 @@ void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t
 
 // The state after a range whose aggregate is (A, B), from the state h before it.
 template <Op op, class T> inline T apply(T A, T B, T h) {
-  if constexpr (op == Op::Affine) return sg::add(sg::mul(A, h), B);
+  if constexpr (kUsesA<op>) return sg::add(sg::mul(A, h), B);
   else return step<op>(h, T(0), B);
 }
 
@@ -547,6 +557,7 @@ void run_call(const Runner& runner, T* out, int64_t out_rows, const T* init, con
                                        min_chunk, scratch);                                                   \
   }
 SCANGEN_SCAN_ENTRY(scan_affine, Affine)
+SCANGEN_SCAN_ENTRY(scan_add_mul, AddMul)
 SCANGEN_SCAN_ENTRY(scan_add, Add)
 SCANGEN_SCAN_ENTRY(scan_mul, Mul)
 SCANGEN_SCAN_ENTRY(scan_max, Max)

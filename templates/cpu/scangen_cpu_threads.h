@@ -302,6 +302,7 @@ struct PoolRunner {
                                        chunk_max_lanes, min_chunk, scratch);                                   \
   }
 SCANGEN_PARALLEL_SCAN_ENTRY(scan_affine, Affine)
+SCANGEN_PARALLEL_SCAN_ENTRY(scan_add_mul, AddMul)
 SCANGEN_PARALLEL_SCAN_ENTRY(scan_add, Add)
 SCANGEN_PARALLEL_SCAN_ENTRY(scan_mul, Mul)
 SCANGEN_PARALLEL_SCAN_ENTRY(scan_max, Max)

@@ -11,8 +11,8 @@
 // - chunked, single pass with decoupled look-back: each lane's steps are cut into chunks of at
 //   least min_chunk steps; chunk c of lane l is tile g = c * lanes + l (lane fastest: neighbouring
 //   threads read neighbouring channels of a row), and thread rank takes tiles rank, rank + n, ...
-//   in increasing order (n: the launch's width, at most kMaxChunksInFlight a lane). A tile folds its operands into an aggregate, publishes it with a
-//   flag, combines its predecessors' aggregates backwards until it meets an inclusive value (the
+//   in increasing order (n: the launch's width, at most kMaxChunksInFlight a lane). A tile folds
+//   its operands into an aggregate, publishes it with a flag, combines its predecessors' aggregates backwards until it meets an inclusive value (the
 //   state after a whole earlier chunk), publishes its own inclusive value, and writes its rows.
 //   Progress: every block of a scangen launch is resident (one block or a cooperative grid), and a
 //   tile waits only for tiles of smaller index, so the smallest unfinished tile always runs.
@@ -53,6 +53,18 @@ struct Affine {
     return {sgs::mul(later.a, earlier.a), sgs::add(sgs::mul(later.a, earlier.b), later.b)};
   }
   __device__ static T apply(Agg f, T h) { return step(h, f.a, f.b); }
+};
+
+// h = (h + b) * a, how the adjoint of an affine recurrence carries its cotangent: the affine map
+// h -> a * h + a * b, aggregated as Affine's.
+template <class T>
+struct AddMul {
+  static constexpr bool kUsesA = true;
+  using Agg = typename Affine<T>::Agg;
+  __device__ static T step(T h, T a, T b) { return sgs::mul(sgs::add(h, b), a); }
+  __device__ static Agg first(T a, T b) { return {a, sgs::mul(a, b)}; }
+  __device__ static Agg combine(Agg earlier, Agg later) { return Affine<T>::combine(earlier, later); }
+  __device__ static T apply(Agg f, T h) { return Affine<T>::apply(f, h); }
 };
 
 // h = op(h, b), or op(b, h) when `NewFirst`. Every operator here is associative, and max and min
@@ -252,7 +264,11 @@ struct Plan {
 // that threads take together all publish their aggregates and look back together, so a walk may
 // pass all of them. With a thread per chunk of a single lane, a walk could pass 270,000 tiles on
 // an H100; with more chunks than this in flight, threads beyond lanes * this stay idle.
-constexpr long long kMaxChunksInFlight = 64;
+// A member, not a namespace-scope constant: NVRTC warns about one that a kernel never uses (#177),
+// and the kernels that call no scan but share the header with one that does would warn.
+struct Limits {
+  static constexpr long long kMaxChunksInFlight = 64;
+};
 
 // Chunking is allowed when the generator's thresholds allow it (chunk_min_steps > 0, steps at
 // least that, lanes at most chunk_max_lanes) and there are fewer lanes than threads. Chunks are
@@ -270,7 +286,7 @@ __device__ inline Plan plan_scan(long long width, long long steps, long long lan
   if (chunks > steps / min_chunk) chunks = steps / min_chunk;
   if (chunks < 2) return serial;
   const long long chunk_steps = (steps + chunks - 1) / chunks;
-  const long long in_flight = lanes * kMaxChunksInFlight;
+  const long long in_flight = lanes * Limits::kMaxChunksInFlight;
   return {(steps + chunk_steps - 1) / chunk_steps, chunk_steps, in_flight < width ? in_flight : width};
 }
 
@@ -328,11 +344,11 @@ __device__ inline void scan(Context& ctx, const Args<T>& s, long long chunk_min_
 
 }  // namespace scan_detail
 
-// The seven operators of the parallel-scan rewrite, all with the same arguments (docs/cuda.md):
+// The eight operators of the parallel-scan rewrite, all with the same arguments (docs/cuda.md):
 // out[r * lanes + l] for r < out_rows (steps, or 1: only the last step's value); init[l]; operand
 // element (t, l) at x[t * x_step + l * x_lane] (x_step may be negative or 0, x_lane 1 or 0); the
 // generator's thresholds; `scratch`: 2 * lanes * ceil(steps / min_chunk) elements of T, not
-// initialised (null when chunk_min_steps is 0). `a` is read by scan_affine only.
+// initialised (null when chunk_min_steps is 0). `a` is read by scan_affine and scan_add_mul only.
 #define SCANGEN_CUDA_SCAN_OPERATOR(name, op)                                                                   \
   template <class T>                                                                                           \
   __device__ inline void name(Context& ctx, T* out, long long out_rows, const T* init, const T* a,            \
@@ -343,6 +359,7 @@ __device__ inline void scan(Context& ctx, const Args<T>& s, long long chunk_min_
     scan_detail::scan<op>(ctx, s, chunk_min_steps, chunk_max_lanes, min_chunk, scratch);                      \
   }
 SCANGEN_CUDA_SCAN_OPERATOR(scan_affine, scan_detail::Affine<T>)
+SCANGEN_CUDA_SCAN_OPERATOR(scan_add_mul, scan_detail::AddMul<T>)
 SCANGEN_CUDA_SCAN_OPERATOR(scan_add, scan_detail::AddOp<T>)
 SCANGEN_CUDA_SCAN_OPERATOR(scan_mul, scan_detail::MulOp<T>)
 SCANGEN_CUDA_SCAN_OPERATOR(scan_max, scan_detail::MaxOp<T>)

@@ -689,6 +689,7 @@ template <class T> inline void matmul(T* out, const T* a, const T* b, int64_t m,
 //
 // The operators (h: the state before the step; a, b: this step's operands):
 //   scan_affine h = add(mul(a, h), b)     scan_add h = add(h, b)     scan_mul h = mul(h, b)
+//   scan_add_mul h = mul(add(h, b), a)    (an adjoint's form: the affine map h -> a h + a b)
 //   scan_max h = max(h, b)   scan_min h = min(h, b)   scan_max_new_first h = max(b, h)   ...min
 // with the functions of scangen_scalar.h (integers wrap; float max/min propagate the first NaN and
 // the first operand wins a tie). Operand element (t, l) is x[t * x_step + l * x_lane] (x_step may
@@ -734,7 +735,10 @@ namespace scan_v1 {
 
 namespace sg = scangen::scalar_v1;
 
-enum class Op { Affine, Add, Mul, Max, Min, MaxNewFirst, MinNewFirst };
+enum class Op { Affine, AddMul, Add, Mul, Max, Min, MaxNewFirst, MinNewFirst };
+
+// The operators that read `a`: affine, and (h + b) * a, which is the affine map h -> a h + a b.
+template <Op op> inline constexpr bool kUsesA = op == Op::Affine || op == Op::AddMul;
 
 // The operands of one call: element (t, l) of x is x[t * x_step + l * x_lane].
 template <class T> struct Operands {
@@ -747,6 +751,7 @@ template <class T> struct Operands {
 // One step of the recurrence, exactly as the sequential loop computes it.
 template <Op op, class T> inline T step(T h, T a, T b) {
   if constexpr (op == Op::Affine) return sg::add(sg::mul(a, h), b);
+  else if constexpr (op == Op::AddMul) return sg::mul(sg::add(h, b), a);
   else if constexpr (op == Op::Add) return sg::add(h, b);
   else if constexpr (op == Op::Mul) return sg::mul(h, b);
   else if constexpr (op == Op::Max) return sg::max(h, b);
@@ -787,7 +792,7 @@ void scan_rows(T* out, bool last_only, const T* prev0, const Operands<T>& x, int
 template <Op op, class T>
 void scan_rows_any(T* out, bool last_only, const T* prev0, const Operands<T>& x, int64_t t0, int64_t t1,
                    int64_t l0, int64_t l1, int64_t lanes) {
-  const bool a1 = op == Op::Affine && x.a_lane != 0, b1 = x.b_lane != 0;
+  const bool a1 = kUsesA<op> && x.a_lane != 0, b1 = x.b_lane != 0;
   if (a1 && b1) scan_rows<op, T, 1, 1>(out, last_only, prev0, x, t0, t1, l0, l1, lanes);
   else if (a1) scan_rows<op, T, 1, 0>(out, last_only, prev0, x, t0, t1, l0, l1, lanes);
   else if (b1) scan_rows<op, T, 0, 1>(out, last_only, prev0, x, t0, t1, l0, l1, lanes);
@@ -1070,13 +1075,14 @@ void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t
       B[0] = scan_one_lane<op, T>(nullptr, x, t0, t1, identity<op, T>(), A, false);
       return;
     }
-  } else if (lanes == 1) {
+  } else if (lanes == 1 && !kUsesA<op>) {
     B[0] = fold_one_lane<op>(x, t0, t1);
     return;
   }
   for (int64_t l = 0; l < lanes; ++l) {
     B[l] = x.b[t0 * x.b_step + l * x.b_lane];
-    if constexpr (op == Op::Affine) A[l] = x.a[t0 * x.a_step + l * x.a_lane];
+    if constexpr (kUsesA<op>) A[l] = x.a[t0 * x.a_step + l * x.a_lane];
+    if constexpr (op == Op::AddMul) B[l] = sg::mul(A[l], B[l]);  // the map h -> a h + a b
   }
   for (int64_t t = t0 + 1; t < t1; ++t) {
     const T* a = x.a + t * x.a_step;
@@ -1086,6 +1092,10 @@ void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t
         const T at = a[l * x.a_lane];
         A[l] = sg::mul(at, A[l]);
         B[l] = sg::add(sg::mul(at, B[l]), b[l * x.b_lane]);
+      } else if constexpr (op == Op::AddMul) {  // (a, a * b) after (A, B): (a * A, (B + b) * a)
+        const T at = a[l * x.a_lane];
+        A[l] = sg::mul(at, A[l]);
+        B[l] = step<op>(B[l], at, b[l * x.b_lane]);
       } else {
         B[l] = step<op>(B[l], T(0), b[l * x.b_lane]);
       }
@@ -1095,7 +1105,7 @@ void aggregate(T* A, T* B, const Operands<T>& x, int64_t t0, int64_t t1, int64_t
 
 // The state after a range whose aggregate is (A, B), from the state h before it.
 template <Op op, class T> inline T apply(T A, T B, T h) {
-  if constexpr (op == Op::Affine) return sg::add(sg::mul(A, h), B);
+  if constexpr (kUsesA<op>) return sg::add(sg::mul(A, h), B);
   else return step<op>(h, T(0), B);
 }
 
@@ -1231,6 +1241,7 @@ void run_call(const Runner& runner, T* out, int64_t out_rows, const T* init, con
                                        min_chunk, scratch);                                                   \
   }
 SCANGEN_SCAN_ENTRY(scan_affine, Affine)
+SCANGEN_SCAN_ENTRY(scan_add_mul, AddMul)
 SCANGEN_SCAN_ENTRY(scan_add, Add)
 SCANGEN_SCAN_ENTRY(scan_mul, Mul)
 SCANGEN_SCAN_ENTRY(scan_max, Max)
@@ -1295,19 +1306,23 @@ void foldr_impl(const double* xs, int64_t xs_d0, double z, double& result0, bool
 // fn digits_left(d: i64[n]) -> i64
 void digits_left_impl(const int64_t* d, int64_t d_d0, int64_t& result0, bool /*into*/) {
   scangen_rt_v1::Storage<int64_t> acc_storage;
+  scangen_rt_v1::Storage<int64_t> acc_scratch_storage;
   if (!(d_d0 >= 0)) scangen_rt_v1::fail(20, 16, "argument 'd' of 'digits_left': dimension 0 is ", int64_t{d_d0}, "; dimensions must be >= 0");
   if (!(576460752303423488 >= d_d0)) scangen_rt_v1::fail(20, 16, "argument 'd' of 'digits_left' (i64[", int64_t{d_d0}, "]) is larger than 4611686018427387904 bytes");
   // scan at 21:15
   int64_t* __restrict const acc = acc_storage.ensure(1);
   if (!acc) scangen_rt_v1::fail(21, 15, "cannot allocate the rows of 'acc' (i64[1], 8 bytes)");
-  int64_t acc_1 = int64_t{0};
-  for (int64_t step = 0; step < d_d0; ++step) {
-    const int64_t d_t = d[step];
-    const int64_t v = sg::mul(acc_1, int64_t{10});
-    const int64_t v_2 = sg::add(v, d_t);
-    acc[0] = v_2;
-    acc_1 = v_2;
-  }
+  const int64_t chunks = (d_d0 + 63) / 64;
+  if (!(288230376151711744 >= chunks)) scangen_rt_v1::fail(21, 15, "cannot allocate the chunk carries of 'acc' (i64[", int64_t{chunks}, ", 1, 2], more than 4611686018427387904 bytes)");
+  const int64_t count = chunks * 2;
+  const int64_t scratch_count = count + 3;
+  int64_t* __restrict const acc_scratch = acc_scratch_storage.ensure(scratch_count);
+  if (!acc_scratch) scangen_rt_v1::fail(21, 15, "cannot allocate the chunk carries of 'acc' (i64[", int64_t{chunks}, ", 1, 2], ", int64_t{(scratch_count * 8)}, " bytes)");
+  acc_scratch[0] = int64_t{0};
+  acc_scratch[1] = int64_t{10};
+  const int64_t* __restrict const scalar = acc_scratch + 1;
+  int64_t* __restrict const carries = acc_scratch + 3;
+  scangen_rt_v1::scan_affine(acc, 1, acc_scratch, scalar, 0, 0, d, 1, 1, d_d0, 1, 4096, 16, 64, carries);
   const int64_t acc_rows = sg::min<int64_t>(d_d0, 1);
   const int64_t index = -1 + acc_rows;
   if (!((index >= 0) && (index < acc_rows))) scangen_rt_v1::fail(25, 12, "index -1 is out of range for dimension 0 of size ", int64_t{acc_rows});
@@ -1318,19 +1333,25 @@ void digits_left_impl(const int64_t* d, int64_t d_d0, int64_t& result0, bool /*i
 // fn digits_right(d: i64[n]) -> i64
 void digits_right_impl(const int64_t* d, int64_t d_d0, int64_t& result0, bool /*into*/) {
   scangen_rt_v1::Storage<int64_t> acc_storage;
+  scangen_rt_v1::Storage<int64_t> acc_scratch_storage;
   if (!(d_d0 >= 0)) scangen_rt_v1::fail(28, 17, "argument 'd' of 'digits_right': dimension 0 is ", int64_t{d_d0}, "; dimensions must be >= 0");
   if (!(576460752303423488 >= d_d0)) scangen_rt_v1::fail(28, 17, "argument 'd' of 'digits_right' (i64[", int64_t{d_d0}, "]) is larger than 4611686018427387904 bytes");
   // scan at 29:15
   int64_t* __restrict const acc = acc_storage.ensure(1);
   if (!acc) scangen_rt_v1::fail(29, 15, "cannot allocate the rows of 'acc' (i64[1], 8 bytes)");
-  int64_t acc_1 = int64_t{0};
-  for (int64_t step = 0; step < d_d0; ++step) {
-    const int64_t d_t = d[(d_d0 + (-1 - step))];
-    const int64_t v = sg::mul(acc_1, int64_t{10});
-    const int64_t v_2 = sg::add(v, d_t);
-    acc[0] = v_2;
-    acc_1 = v_2;
-  }
+  const int64_t chunks = (d_d0 + 63) / 64;
+  if (!(288230376151711744 >= chunks)) scangen_rt_v1::fail(29, 15, "cannot allocate the chunk carries of 'acc' (i64[", int64_t{chunks}, ", 1, 2], more than 4611686018427387904 bytes)");
+  const int64_t count = chunks * 2;
+  const int64_t scratch_count = count + 3;
+  int64_t* __restrict const acc_scratch = acc_scratch_storage.ensure(scratch_count);
+  if (!acc_scratch) scangen_rt_v1::fail(29, 15, "cannot allocate the chunk carries of 'acc' (i64[", int64_t{chunks}, ", 1, 2], ", int64_t{(scratch_count * 8)}, " bytes)");
+  acc_scratch[0] = int64_t{0};
+  acc_scratch[1] = int64_t{10};
+  const int64_t* __restrict const scalar = acc_scratch + 1;
+  const int64_t first_row = sg::max<int64_t>((d_d0 - 1), 0);
+  const int64_t* __restrict const d_rows = d + first_row;
+  int64_t* __restrict const carries = acc_scratch + 3;
+  scangen_rt_v1::scan_affine(acc, 1, acc_scratch, scalar, 0, 0, d_rows, -1, 1, d_d0, 1, 4096, 16, 64, carries);
   const int64_t acc_rows = sg::min<int64_t>(d_d0, 1);
   const int64_t index = -1 + acc_rows;
   if (!((index >= 0) && (index < acc_rows))) scangen_rt_v1::fail(33, 12, "index -1 is out of range for dimension 0 of size ", int64_t{acc_rows});

@@ -8,7 +8,8 @@
 //       `expect=` says, if given). A test in <dir>/ must name the pass <dir> in RUN's --passes.
 //       A loop-IR test (tests/lir/<dir>/: RUN has --lir and names <dir> in --lir-passes) checks
 //       the printed loop IR, and its RESULTS run on the CUDA emulation too (and, for the CPU pass
-//       `threads`, on the CPU backend compiled for 2 and 3 threads).
+//       `threads` and the cost model `scan-strategy`, on the CPU backend compiled for 2 and 3
+//       threads).
 //       A file marked `// XFAIL: reason` must fail (an unexpected pass is an error).
 //
 //   pass_test_runner --check-docs PASSES_DEF REWRITES_MD
@@ -544,7 +545,8 @@ std::vector<std::string> run_test(const std::string& scangen, const fs::path& fi
     std::vector<const char*> backends{"interp", "cpu"};
     if (!t.lir_passes.empty()) backends.push_back("cuda-emulation");
     // The CPU pass `threads`: the CPU code compiled for 2 and 3 threads must agree too.
-    const bool threads_test = std::find(t.lir_passes.begin(), t.lir_passes.end(), "threads") != t.lir_passes.end();
+    const bool threads_test = std::find(t.lir_passes.begin(), t.lir_passes.end(), "threads") != t.lir_passes.end() ||
+                              std::find(t.lir_passes.begin(), t.lir_passes.end(), "scan-strategy") != t.lir_passes.end();
     if (threads_test) backends.insert(backends.end(), {"cpu --threads=2", "cpu --threads=3"});
     for (const char* backend_and_options : backends) {
       const std::string backend_text(backend_and_options);

@@ -88,6 +88,7 @@ template <class T> struct Case {
 template <Op op, class T> T oracle_step(T h, T a, T b) {
   switch (op) {
     case Op::Affine: return sg::add(sg::mul(a, h), b);
+    case Op::AddMul: return sg::mul(sg::add(h, b), a);
     case Op::Add: return sg::add(h, b);
     case Op::Mul: return sg::mul(h, b);
     case Op::Max: return sg::max(h, b);
@@ -114,7 +115,9 @@ template <Op op, class T> void reference(const Case<T>& c, std::vector<long doub
   for (int64_t l = 0; l < c.lanes; ++l) {
     long double h = c.init[size_t(l)], s = std::fabs(h), q = 0;
     for (int64_t t = 0; t < c.steps; ++t) {
-      const long double a = op == Op::Affine ? c.a_at(t, l) : op == Op::Add ? 1.0L : 0.0L, b = c.b_at(t, l);
+      const long double a = sv::kUsesA<op> ? c.a_at(t, l) : op == Op::Add ? 1.0L : 0.0L;
+      // (h + b) * a is the affine map h -> a h + a b.
+      const long double b = op == Op::AddMul ? a * c.b_at(t, l) : c.b_at(t, l);
       if (op == Op::Mul) {
         h = h * b;
       } else {
@@ -158,7 +161,7 @@ template <Op op, class T> bool check_case(const Case<T>& c, std::mt19937_64& rng
   const std::vector<T> expected = plain_loop<op>(c);
   const int64_t size = c.steps == 0 ? 0 : c.out_rows() * c.lanes;
   std::vector<long double> value(static_cast<size_t>(size)), bound(static_cast<size_t>(size));
-  constexpr bool exact = !sg::is_float_v<T> || (op != Op::Affine && op != Op::Add && op != Op::Mul);
+  constexpr bool exact = !sg::is_float_v<T> || (!sv::kUsesA<op> && op != Op::Add && op != Op::Mul);
   if (!exact && c.may_chunk()) reference<op>(c, value, bound);
   const T canary = T(77);
   for (int how : {0, 1, 2, 3, -1, -2, -3}) {
@@ -201,7 +204,7 @@ template <Op op, class T> T random_value(std::mt19937_64& rng, bool coefficient)
   } else {
     std::uniform_real_distribution<double> unit(-1, 1);
     if (op == Op::Mul) return T(1 + 0.01 * unit(rng));
-    if (op == Op::Affine && coefficient) return T(unit(rng));
+    if (sv::kUsesA<op> && coefficient) return T(unit(rng));
     if (op == Op::Max || op == Op::Min || op == Op::MaxNewFirst || op == Op::MinNewFirst) {
       // Zeros and ones often (ties), NaNs rarely: after a NaN, max and min keep it.
       switch (rng() % 64) {
@@ -257,7 +260,7 @@ template <Op op, class T> void random_cases(int count, unsigned seed) {
     c.init.resize(size_t(c.lanes));
     for (T& x : c.init) x = op == Op::Mul && sg::is_float_v<T> ? T(1) : b_value();
     make_operand<T>(rng, c.steps, c.lanes, c.b_data, c.b_offset, c.b_step, c.b_lane, false, b_value);
-    if (op == Op::Affine) {
+    if (sv::kUsesA<op>) {
       make_operand<T>(rng, c.steps, c.lanes, c.a_data, c.a_offset, c.a_step, c.a_lane, false, a_value);
     } else {  // the generator passes b for the unused operand
       c.a_data = c.b_data, c.a_offset = c.b_offset, c.a_step = c.b_step, c.a_lane = c.b_lane;
@@ -278,6 +281,7 @@ template <Op op, class T> void random_cases(int count, unsigned seed) {
 
 template <class T> void all_operators(int count, unsigned seed) {
   random_cases<Op::Affine, T>(count, seed);
+  random_cases<Op::AddMul, T>(count, seed + 7);
   random_cases<Op::Add, T>(count, seed + 1);
   random_cases<Op::Mul, T>(count, seed + 2);
   random_cases<Op::Max, T>(count, seed + 3);

@@ -45,6 +45,7 @@ __device__ void every_scan(scangen_cuda_launch* launch, scangen_cuda_tensor* ten
   T* scratch = (T*)tensors[2].data;
   const long long* s = tensors[3].shape;  // rows, step, lane, steps, lanes, thresholds
   sgc::scan_affine(ctx, out, s[0], x, x + 1, s[1], s[2], x + 2, -s[1], s[2], s[3], s[4], s[5], s[6], s[7], scratch);
+  sgc::scan_add_mul(ctx, out, s[0], x, x + 1, s[1], s[2], x + 2, -s[1], s[2], s[3], s[4], s[5], s[6], s[7], scratch);
   sgc::scan_add(ctx, out, s[0], x, x, 0, 0, x + 2, s[1], s[2], s[3], s[4], s[5], s[6], s[7], scratch);
   sgc::scan_mul(ctx, out, s[0], x, x, 0, 0, x + 2, s[1], s[2], s[3], s[4], s[5], s[6], s[7], scratch);
   sgc::scan_max(ctx, out, s[0], x, x, 0, 0, x + 2, s[1], s[2], s[3], s[4], s[5], s[6], s[7], scratch);

@@ -18,6 +18,8 @@
 #define BOOST_TEST_MODULE cuda_scan
 #include <boost/test/unit_test.hpp>
 
+#include "codegen/scan_strategy.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -33,10 +35,10 @@ namespace sg = scangen::scalar_v1;
 namespace sgc = scangen_cuda_v1;
 namespace sd = scangen_cuda_v1::scan_detail;
 
-enum class Op { Affine, Add, Mul, Max, Min, MaxNewFirst, MinNewFirst };
-const Op kOps[] = {Op::Affine, Op::Add, Op::Mul, Op::Max, Op::Min, Op::MaxNewFirst, Op::MinNewFirst};
+enum class Op { Affine, AddMul, Add, Mul, Max, Min, MaxNewFirst, MinNewFirst };
+const Op kOps[] = {Op::Affine, Op::AddMul, Op::Add, Op::Mul, Op::Max, Op::Min, Op::MaxNewFirst, Op::MinNewFirst};
 const char* name(Op op) {
-  static const char* names[] = {"affine", "add", "mul", "max", "min", "max_new_first", "min_new_first"};
+  static const char* names[] = {"affine", "add_mul", "add", "mul", "max", "min", "max_new_first", "min_new_first"};
   return names[int(op)];
 }
 
@@ -123,6 +125,7 @@ template <class T>
 T reference_step(Op op, T h, T a, T b) {
   switch (op) {
     case Op::Affine: return sg::add(sg::mul(a, h), b);
+    case Op::AddMul: return sg::mul(sg::add(h, b), a);
     case Op::Add: return sg::add(h, b);
     case Op::Mul: return sg::mul(h, b);
     case Op::Max: return sg::max(h, b);
@@ -145,7 +148,8 @@ std::vector<T> reference(Op op, const Problem<T>& p, std::vector<double>& scale)
       const T b = p.b[size_t(p.b_base + t * p.b_step + l * p.b_lane)];
       h[size_t(l)] = reference_step(op, h[size_t(l)], a, b);
       double& ml = m[size_t(l)];
-      ml = op == Op::Affine ? std::fabs(double(a)) * ml + std::fabs(double(b))
+      ml = op == Op::Affine   ? std::fabs(double(a)) * ml + std::fabs(double(b))
+           : op == Op::AddMul ? std::fabs(double(a)) * (ml + std::fabs(double(b)))
            : op == Op::Mul  ? ml * std::fabs(double(b))
                             : ml + std::fabs(double(b));
       if (!p.shape.last_only || t == steps - 1) {
@@ -177,6 +181,7 @@ void call_helper(sgc::Context& ctx, const Launch& k, const Problem<T>& p, T* out
           k.chunk_min_steps, k.chunk_max_lanes, k.min_chunk, scratch)
   switch (k.op) {
     case Op::Affine: SCAN_TEST_CALL(scan_affine); break;
+    case Op::AddMul: SCAN_TEST_CALL(scan_add_mul); break;
     case Op::Add: SCAN_TEST_CALL(scan_add); break;
     case Op::Mul: SCAN_TEST_CALL(scan_mul); break;
     case Op::Max: SCAN_TEST_CALL(scan_max); break;
@@ -200,7 +205,7 @@ bool plan_chunks(Op op, const Problem<T>& p, const Launch& k, const Grid& grid, 
   const long long width = (long long)grid.grid * grid.block;
   const long long s = p.shape.steps, l = p.shape.lanes;
   sd::Plan plan{};
-  if (op == Op::Affine)
+  if (op == Op::Affine || op == Op::AddMul)
     plan = sd::plan_scan<sd::Affine<T>>(width, s, l, k.chunk_min_steps, k.chunk_max_lanes, k.min_chunk, scratch);
   else
     plan = sd::plan_scan<sd::AddOp<T>>(width, s, l, k.chunk_min_steps, k.chunk_max_lanes, k.min_chunk, scratch);
@@ -254,7 +259,7 @@ void check_case(Op op, const Shape& shape, const Grid& grid, unsigned seed) {
                                         grid.lagging ? std::optional<std::string>("20") : std::nullopt);
       scangen_emulation_launch(&test_kernel<T>, grid.grid, grid.block, 0, launch, nullptr);
     }
-    const bool exact = !sg::is_float_v<T> || !chunked || (op != Op::Affine && op != Op::Add && op != Op::Mul);
+    const bool exact = !sg::is_float_v<T> || !chunked || (op != Op::Affine && op != Op::AddMul && op != Op::Add && op != Op::Mul);
     const double eps = std::numeric_limits<T>::epsilon();
     for (const std::vector<T>& out : outs) {
       size_t wrong = 0;
@@ -322,6 +327,11 @@ void check_type() {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(f32_every_operator_and_shape) { check_type<float>(); }
+// The generator counts a chunked scan as worth this many threads per lane (parallel-width).
+BOOST_AUTO_TEST_CASE(generator_counts_the_chunks_in_flight) {
+  BOOST_TEST(scangen::codegen::kCudaScanChunksPerLane == sd::Limits::kMaxChunksInFlight);
+}
+
 BOOST_AUTO_TEST_CASE(f64_every_operator_and_shape) { check_type<double>(); }
 BOOST_AUTO_TEST_CASE(i32_every_operator_and_shape) { check_type<int32_t>(); }
 BOOST_AUTO_TEST_CASE(i64_every_operator_and_shape) { check_type<int64_t>(); }
@@ -337,7 +347,7 @@ BOOST_AUTO_TEST_CASE(many_lanes_chunked_on_a_wide_grid) {
   check_case<int32_t>(Op::Max, shape, wide, 100);
 }
 
-// One lane on 1040 threads: only sd::kMaxChunksInFlight of them take tiles.
+// One lane on 1040 threads: only sd::Limits::kMaxChunksInFlight of them take tiles.
 BOOST_AUTO_TEST_CASE(one_lane_on_a_wide_grid) {
   Shape shape;
   shape.lanes = 1;
@@ -365,7 +375,7 @@ BOOST_AUTO_TEST_CASE(plan_follows_the_thresholds_and_the_scratch) {
   BOOST_TEST(p.chunk_steps == 17);
   BOOST_TEST(p.chunks == 59);
   BOOST_TEST(p.threads == 64);  // every thread: 4 lanes x kMaxChunksInFlight would be more
-  BOOST_TEST(sd::plan_scan<Aff>(100000, 1000, 4, 2, 100, 8, s).threads == 4 * sd::kMaxChunksInFlight);
+  BOOST_TEST(sd::plan_scan<Aff>(100000, 1000, 4, 2, 100, 8, s).threads == 4 * sd::Limits::kMaxChunksInFlight);
   const long long tile_bytes = sd::Board<Aff, float>::kBytesPerTile;
   BOOST_TEST(p.chunks * tile_bytes <= 1000);
 }

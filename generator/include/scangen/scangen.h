@@ -127,6 +127,8 @@ class Module {
   const std::string& warnings() const;
   // How many times each rewrite fired.
   const std::map<std::string, int>& pass_stats() const;
+  // Why rewrites did not fire where they might have ("parallel-scan: ..."), one line each.
+  const std::vector<std::string>& pass_notes() const;
   // True when this compile found the program already compiled in this process (no parsing).
   bool reused() const { return reused_; }
 

@@ -144,6 +144,7 @@ PipelineOptions pipeline_options(const JitOptions& options) {
   PipelineOptions p(options.opt_level);
   p.disabled_passes.insert(options.disabled_passes.begin(), options.disabled_passes.end());
   p.verify_each = options.verify_each;
+  p.fp_mode = options.fp_mode;
   p.include_dirs = options.include_dirs;
   return p;
 }
@@ -156,6 +157,7 @@ std::shared_ptr<detail::ModuleState> build(const std::string& name, std::string_
   if (!program) throw CompileError(state->driver.rendered_diagnostics());
   state->warnings = state->driver.rendered_diagnostics();
   state->stats = state->driver.pass_stats();
+  state->notes = state->driver.pass_notes();
   state->program = std::move(*program);
   for (const ir::Function& fn : state->program.functions) state->functions.push_back(describe(fn));
   const BackendEntry& backend = entry(options.backend);
@@ -200,6 +202,7 @@ const std::vector<FunctionInfo>& Module::functions() const { return state_->func
 Backend Module::backend() const { return state_->backend; }
 const std::string& Module::warnings() const { return state_->warnings; }
 const std::map<std::string, int>& Module::pass_stats() const { return state_->stats; }
+const std::vector<std::string>& Module::pass_notes() const { return state_->notes; }
 
 const FunctionInfo& Module::function(std::string_view name) const {
   for (const FunctionInfo& f : state_->functions)

@@ -39,6 +39,7 @@ struct ModuleState {
   std::vector<FunctionInfo> functions;
   std::string warnings;
   std::map<std::string, int> stats;
+  std::vector<std::string> notes;
   Fingerprint imported;  // checked before the in-process memo hands the module out again
   std::unique_ptr<Runner> runner;
   std::mutex call_mutex;  // serializes calls of a runner that is not concurrent

@@ -57,6 +57,8 @@ BackwardOutputs BackwardScan::run() {
   add_states();
   add_params();
   build_body();
+  // The user's permission to reassociate the forward recurrence covers its adjoint.
+  info_.parallel = fi_.parallel;
   outs_.outputs = b_.scan(std::move(inputs_), std::move(info_), body_, Dim::fresh_unknown(), c_.loc);
   return outs_;
 }

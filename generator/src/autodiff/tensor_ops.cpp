@@ -95,29 +95,10 @@ Value last_rows(AdjointContext& c, const Value& x, int64_t from, int64_t to) {
 }
 
 Value rows_after(AdjointContext& c, const Value& before, int64_t count, const Value& rows) {
-  ir::Builder& b = c.builder;
-  std::vector<Value> dims = dims_of(c, rows);
-  std::vector<Dim> static_dims = rows.type().shape;
-  dims[0] = add(c, dims[0], i64(c, count));
-  static_dims[0] = static_dims[0].plus(count);
-  Value both = b.fill(scalar(c, rows.type().dtype, 0), dims, static_dims, c.loc);
-  both = b.update(both, before, {IndexSpec{IndexSpec::Kind::Slice, true, true}}, {i64(c, 0), i64(c, count)}, false, c.loc);
-  return b.update(both, rows, {IndexSpec{IndexSpec::Kind::Slice, true, false}}, {i64(c, count)}, false, c.loc);
+  return ir::rows_after(c.builder, before, count, rows, c.loc);
 }
 
-Value flip_rows(AdjointContext& c, const Value& x) {
-  ir::Builder& b = c.builder;
-  ir::ScanInfo info;
-  info.reverse = true;
-  info.index_name = "row";
-  info.sequences.push_back({{0}, "flip", {}});
-  info.outputs.push_back("flipped");
-  auto body = std::make_shared<ir::Graph>();
-  body->params.push_back(b.param(Type(DType::I64), 0, "row", c.loc));
-  body->params.push_back(b.param(x.type().row(), 1, "x", c.loc));
-  body->results.push_back(body->params[1]);
-  return b.scan({x}, std::move(info), body, x.type().shape[0], c.loc)[0];
-}
+Value flip_rows(AdjointContext& c, const Value& x) { return ir::flip_rows(c.builder, x, c.loc); }
 
 Value transpose(AdjointContext& c, const Value& x) {
   ir::Builder& b = c.builder;

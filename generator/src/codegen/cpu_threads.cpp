@@ -6,6 +6,7 @@
 
 #include "codegen/element_nests.h"
 #include "codegen/lanes.h"
+#include "codegen/lowering/assoc_scans.h"
 
 namespace scangen::codegen {
 namespace {
@@ -89,16 +90,13 @@ bool chunkable(const std::vector<StmtRef>& body, std::set<std::string>& declared
   return true;
 }
 
-// The pool's version of a product kernel (templates/cpu/scangen_cpu_threads.h splits its rows);
-// null for a call that is not a product.
-const char* parallel_product_kernel(const std::string& callee) {
-  static const struct {
-    const char* kernel;
-    const char* parallel;
-  } kProducts[] = {{"matmul", "parallel_matmul"}, {"matmul_fast", "parallel_matmul_fast"}};
-  for (const auto& p : kProducts)
-    if (callee == p.kernel) return p.parallel;
-  return nullptr;
+// The pool's version of a helper (templates/cpu/scangen_cpu_threads.h): a product kernel, whose
+// rows it splits, or an associative scan's (scan_affine ... -> parallel_scan_affine ...), which
+// splits lanes or chunks of steps; empty for other calls.
+std::string parallel_helper(const Stmt& call) {
+  const bool product = call.callee == "matmul" || call.callee == "matmul_fast";
+  const bool scan = lowering::is_assoc_scan_call(call) && call.callee.rfind("parallel_", 0) != 0;
+  return product || scan ? "parallel_" + call.callee : "";
 }
 
 class ThreadPlanner {
@@ -111,7 +109,7 @@ class ThreadPlanner {
       switch (s->kind) {
         case StmtKind::For: n += plan_loop(s); continue;
         case StmtKind::Call:
-          if (const char* parallel = parallel_product_kernel(s->callee)) {
+          if (std::string parallel = parallel_helper(*s); !parallel.empty()) {
             s->callee = parallel;
             s->args.insert(s->args.begin(), lir::i64(f_.threads));
             ++n;

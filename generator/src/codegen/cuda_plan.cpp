@@ -3,6 +3,9 @@
 #include <functional>
 #include <map>
 
+#include "codegen/lowering/assoc_scans.h"
+#include "codegen/scan_strategy.h"
+
 namespace scangen::codegen {
 namespace {
 
@@ -90,6 +93,12 @@ class WidthAnalysis {
     }
     if (s.kind == StmtKind::Call && s.callee == "matmul") add(lir::mul(s.args[3], s.args[5]));
     if (s.kind == StmtKind::Call && s.callee == "copy") add(s.args[2]);
+    // An associative scan: a thread per lane, or per chunk of a lane when the cost model lets it
+    // chunk (the helper keeps at most kCudaScanChunksPerLane of a lane's chunks in flight).
+    if (lowering::is_assoc_scan_call(s)) {
+      const bool chunks = lir::const_int(s.args[lowering::kScanChunkMinSteps]).value_or(0) > 0;
+      add(lir::mul(s.args[lowering::kScanLanes], lir::i64(chunks ? kCudaScanChunksPerLane : 1)));
+    }
     for (const auto& c : s.body) visit(*c, false);
     for (const auto& c : s.else_body) visit(*c, false);
   }

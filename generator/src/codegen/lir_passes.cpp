@@ -8,6 +8,7 @@
 #include "codegen/element_nests.h"
 #include "codegen/fast_math.h"
 #include "codegen/lanes.h"
+#include "codegen/scan_strategy.h"
 
 namespace scangen::codegen {
 namespace {

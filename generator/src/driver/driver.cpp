@@ -50,11 +50,13 @@ std::optional<ir::Program> Driver::analyze_file(int file_id, const std::filesyst
   config.only = options.only_passes;
   config.disabled = options.disabled_passes;
   config.verify_each = options.verify_each;
+  config.fp_mode = options.fp_mode;
   if (options.after_each_pass)
     config.after_each = [&](const passes::PassInfo& p, const ir::Program& prog) { options.after_each_pass(p.name, prog); };
   passes::PassContext context;
   ir::Program optimized = passes::run_passes(*program, config, context);
   pass_stats_ = context.stats();
+  pass_notes_ = context.notes();
   return optimized;
 }
 

@@ -13,6 +13,7 @@
 
 #include "ir/ir.h"
 #include "scangen/runtime/tensor.h"
+#include "scangen/fp_mode.h"
 #include "support/diagnostics.h"
 
 namespace scangen {
@@ -23,6 +24,8 @@ struct PipelineOptions {
   std::vector<std::string> only_passes;   // when not empty: exactly these, in this order
   std::set<std::string> disabled_passes;
   bool verify_each = false;
+  // Fast: the rewrites may reassociate float arithmetic (parallel-scan); the CPU backend's mode.
+  FpMode fp_mode = FpMode::Strict;
   // -I: where imported headers are looked for after the .scan file's directory.
   std::vector<std::filesystem::path> include_dirs;
   // Called after each pass that ran, with its name and the program (for --print-after-all).
@@ -45,6 +48,8 @@ class Driver {
   const std::vector<std::filesystem::path>& dependencies() const { return dependencies_; }
   // How many times each pass fired while loading (--stats).
   const std::map<std::string, int>& pass_stats() const { return pass_stats_; }
+  // Why rewrites did not fire where they might have (parallel-scan's reasons), for --stats.
+  const std::vector<std::string>& pass_notes() const { return pass_notes_; }
   std::string rendered_diagnostics() const;
   // A run-time error of the program in the file last loaded, rendered like a compile error (with
   // the source line and a caret when it has a location).
@@ -70,6 +75,7 @@ class Driver {
   DiagnosticEngine diags_;
   int last_file_ = -1;
   std::map<std::string, int> pass_stats_;
+  std::vector<std::string> pass_notes_;
   std::vector<std::filesystem::path> dependencies_;
 };
 

@@ -104,6 +104,7 @@ struct ScanFrame {
   std::string index_name = "t";
   Loc index_loc;
   bool reverse = false;
+  bool parallel = false;
   int64_t truncate_gradient = -1;
   int64_t checkpoint = 0;
   std::optional<SValue> steps;

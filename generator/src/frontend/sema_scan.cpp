@@ -646,6 +646,15 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
         diags_.report(DiagId::err_scan_option_value, opt.value->loc, "reverse", "takes no value, or true or false");
         ok = false;
       }
+    } else if (opt.name == "parallel") {
+      if (!opt.value) {
+        f.parallel = true;
+      } else if (opt.value->kind == ast::ExprKind::BoolLit) {
+        f.parallel = ast::as<ast::BoolLit>(*opt.value).value;
+      } else {
+        diags_.report(DiagId::err_scan_option_value, opt.value->loc, "parallel", "takes no value, or true or false");
+        ok = false;
+      }
     } else if (opt.name == "index") {
       if (!opt.value || opt.value->kind != ast::ExprKind::Name) {
         diags_.report(DiagId::err_scan_option_value, opt.value ? opt.value->loc : opt.loc, "index",
@@ -888,6 +897,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   ir::ScanInfo info;
   info.has_steps = f.steps.has_value();
   info.reverse = f.reverse;
+  info.parallel = f.parallel;
   info.has_until = f.until != nullptr;
   info.truncate_gradient = f.truncate_gradient;
   info.checkpoint = f.checkpoint;

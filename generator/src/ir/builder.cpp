@@ -412,4 +412,31 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
   SCANGEN_UNREACHABLE("unknown node kind");
 }
 
+Value rows_after(Builder& b, const Value& before, int64_t count, const Value& rows, Loc loc) {
+  std::vector<Value> dims;
+  for (int i = 0; i < rows.type().rank(); ++i) dims.push_back(b.dim_size(rows, i, loc));
+  std::vector<Dim> static_dims = rows.type().shape;
+  dims[0] = b.binary(BinaryOp::Add, dims[0], b.int_constant(count, loc), loc);
+  static_dims[0] = static_dims[0].plus(count);
+  const DType d = rows.type().dtype;
+  const Scalar zero = d == DType::Bool ? Scalar::of_bool(false) : is_float(d) ? Scalar::of_float(d, 0) : Scalar::of_int(d, 0);
+  Value both = b.fill(b.constant(zero, loc), dims, static_dims, loc);
+  both = b.update(both, before, {IndexSpec{IndexSpec::Kind::Slice, true, true}},
+                  {b.int_constant(0, loc), b.int_constant(count, loc)}, false, loc);
+  return b.update(both, rows, {IndexSpec{IndexSpec::Kind::Slice, true, false}}, {b.int_constant(count, loc)}, false, loc);
+}
+
+Value flip_rows(Builder& b, const Value& x, Loc loc) {
+  ScanInfo info;
+  info.reverse = true;
+  info.index_name = "row";
+  info.sequences.push_back({{0}, "flip", {}});
+  info.outputs.push_back("flipped");
+  auto body = std::make_shared<Graph>();
+  body->params.push_back(b.param(Type(DType::I64), 0, "row", loc));
+  body->params.push_back(b.param(x.type().row(), 1, "x", loc));
+  body->results.push_back(body->params[1]);
+  return b.scan({x}, std::move(info), body, x.type().shape[0], loc)[0];
+}
+
 }  // namespace scangen::ir

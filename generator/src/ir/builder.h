@@ -60,6 +60,13 @@ class Builder {
   Observer observer_;
 };
 
+// `count` rows `before` (or one row to broadcast, or a scalar), then the rows of `rows`: the
+// history of a state, its init rows first ([count + n, row...]).
+Value rows_after(Builder& b, const Value& before, int64_t count, const Value& rows, Loc loc);
+
+// The rows of x in reverse order (a reverse scan that copies them).
+Value flip_rows(Builder& b, const Value& x, Loc loc);
+
 // The static shape of x[specs] (operands: the index operands, used when they are constants).
 std::vector<Dim> index_result_shape(const Type& x, const std::vector<IndexSpec>& specs,
                                     const std::vector<Value>& operands);

@@ -233,10 +233,7 @@ void DotPrinter::scan(const ScanNode& n) {
   std::vector<std::string> opts;
   std::string flags;
   if (info.has_steps) flags += " steps=" + ref(n.input(info.steps_input()));
-  if (info.reverse) flags += " reverse";
-  if (info.has_until) flags += " until";
-  if (info.truncate_gradient != -1) flags += " truncate_gradient=" + std::to_string(info.truncate_gradient);
-  if (info.checkpoint != 0) flags += " checkpoint=" + std::to_string(info.checkpoint);
+  flags += info.flags_text();
   if (!flags.empty()) opts.push_back(flags.substr(1));
   for (size_t i = 0; i < info.sequences.size(); ++i)
     opts.push_back("sequence " + ref(n.input(info.sequence_input(int(i)))) + " taps " + int_list(info.sequences[i].taps));

@@ -71,6 +71,26 @@ const char* reduce_op_name(ReduceOp op) {
   return "?";
 }
 
+const char* assoc_op_name(AssocOp op) {
+  switch (op) {
+#define ASSOC_OP(op, name, helper) \
+  case AssocOp::op: return name;
+#include "ir/ops.def"
+#undef ASSOC_OP
+  }
+  return "?";
+}
+
+const char* assoc_op_helper(AssocOp op) {
+  switch (op) {
+#define ASSOC_OP(op, name, helper) \
+  case AssocOp::op: return helper;
+#include "ir/ops.def"
+#undef ASSOC_OP
+  }
+  return "?";
+}
+
 Scalar Scalar::of_int(DType d, int64_t v) {
   SCANGEN_CHECK(is_int(d), "integer constant of a non-integer type");
   Scalar s;
@@ -141,9 +161,21 @@ std::string ScanSequence::taps_text() const {
   return text;
 }
 
+std::string ScanInfo::flags_text() const {
+  std::string s;
+  if (reverse) s += " reverse";
+  if (has_until) s += " until";
+  if (truncate_gradient != -1) s += " truncate_gradient=" + std::to_string(truncate_gradient);
+  if (checkpoint != 0) s += " checkpoint=" + std::to_string(checkpoint);
+  if (parallel) s += " parallel";
+  if (assoc) s += std::string(" assoc=") + assoc_op_name(*assoc);
+  return s;
+}
+
 bool ScanInfo::operator==(const ScanInfo& o) const {
   if (has_steps != o.has_steps || reverse != o.reverse || has_until != o.has_until ||
       truncate_gradient != o.truncate_gradient || checkpoint != o.checkpoint || index_name != o.index_name ||
+      parallel != o.parallel || assoc != o.assoc ||
       outputs != o.outputs || num_params != o.num_params || windows != o.windows ||
       sequences.size() != o.sequences.size() || states.size() != o.states.size())
     return false;

@@ -43,12 +43,21 @@ enum class ReduceOp {
 #undef REDUCE_OP
 };
 
+enum class AssocOp {
+#define ASSOC_OP(op, name, helper) op,
+#include "ir/ops.def"
+#undef ASSOC_OP
+};
+
 enum class BinaryClass { Arith, Compare, Logic };
 
 const char* node_kind_name(NodeKind k);
 const char* unary_op_name(UnaryOp op);
 const char* binary_op_name(BinaryOp op);
 const char* reduce_op_name(ReduceOp op);
+const char* assoc_op_name(AssocOp op);
+// The runtime helper a backend calls for a scan of this operator (templates/*/: scan_affine, ...).
+const char* assoc_op_helper(AssocOp op);
 BinaryClass binary_op_class(BinaryOp op);
 // Whether the unary operator is defined on integer operands (the rest need floats).
 bool unary_op_allows_int(UnaryOp op);
@@ -412,6 +421,13 @@ struct ScanInfo {
   // checkpoint = N (0: none): the backward pass of a gradient keeps the states of every N-th step
   // and recomputes the others (autodiff/scan_adjoint.cpp).
   int64_t checkpoint = 0;
+  // `scan(parallel)`: the user allows any association order (language.md); the rewrite
+  // parallel-scan may then reassociate float recurrences.
+  bool parallel = false;
+  // Set by the rewrite parallel-scan (passes/parallel_scan.cpp): the scan's one state is computed
+  // by this associative operator from its previous value and the step's operands (ir/assoc.h), so
+  // that a backend may evaluate it in any association order (a chunked prefix scan).
+  std::optional<AssocOp> assoc;
   std::string index_name = "t";
   std::vector<ScanSequence> sequences;
   std::vector<ScanState> states;
@@ -448,6 +464,9 @@ struct ScanInfo {
   }
 
   bool operator==(const ScanInfo& o) const;
+  // The options after `scan` as the printers show them, each with a leading space: " reverse until
+  // truncate_gradient=N checkpoint=N parallel assoc=affine" (steps and sequences excluded).
+  std::string flags_text() const;
 };
 
 class ScanNode : public Node {

@@ -30,10 +30,7 @@ class Printer {
     const ScanInfo& info = n.info();
     std::string s = "scan";
     if (info.has_steps) s += " steps=" + ref(n.input(info.steps_input()));
-    if (info.reverse) s += " reverse";
-    if (info.has_until) s += " until";
-    if (info.truncate_gradient != -1) s += " truncate_gradient=" + std::to_string(info.truncate_gradient);
-    if (info.checkpoint != 0) s += " checkpoint=" + std::to_string(info.checkpoint);
+    s += info.flags_text();
     if (!info.sequences.empty()) {
       s += " sequences(";
       for (size_t i = 0; i < info.sequences.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "ir/assoc.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
@@ -160,6 +161,15 @@ class Verifier : public Visitor<void> {
     if (info.has_until) {
       const Type& c = body.results.back().type();
       require(c.is_scalar() && c.dtype == DType::Bool, "until must be a bool scalar");
+    }
+    if (info.assoc) {
+      require(info.states.size() == 1 && info.outputs.empty() && !info.has_until,
+              "an associative scan (assoc=" + std::string(assoc_op_name(*info.assoc)) + ") has one state and nothing else");
+      std::string why;
+      std::optional<AssocStep> step = match_assoc_step(info, body, 0, &why);
+      require(step && step->op == *info.assoc,
+              "the step of an associative scan is not its operator " + std::string(assoc_op_name(*info.assoc)) + ": " +
+                  (step ? std::string("it is ") + assoc_op_name(step->op) : why));
     }
     for (int p = 0; p < info.num_params; ++p)
       require(n.input(info.param_input(p)).type().dtype == body.params[size_t(info.body_param(p))].type().dtype,

@@ -12,7 +12,8 @@
 // loop would copy, saving one buffer and one copy per state.
 // Must not fire on: an init that is an argument (the caller's buffer is read-only), a view (a
 // slice, a reshape, a scan's result), a value also read elsewhere (returned, used by another
-// node or twice by this scan), or one whose computation can fail.
+// node or twice by this scan), one whose computation can fail, or the state of an associative scan
+// (parallel-scan: its runtime helper reads the init where it is).
 #include <map>
 #include <unordered_map>
 
@@ -57,7 +58,8 @@ ir::Program run_in_place(const ir::Program& program, PassContext& context) {
       for (const Value& r : g.results) ++uses[{r.node.get(), r.index}];
       for (const ir::Node* node : order) {
         const auto* scan = node->as<ir::ScanNode>();
-        if (!scan) continue;
+        // An associative scan's helper reads its init where it is (parallel-scan).
+        if (!scan || scan->info().assoc) continue;
         ir::ScanInfo info = scan->info();
         int marked = 0;
         for (size_t s = 0; s < info.states.size(); ++s) {

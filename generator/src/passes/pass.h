@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "scangen/fp_mode.h"
 
 namespace scangen::passes {
 
@@ -25,11 +26,19 @@ class PassContext {
   void fired(int times = 1);
   const std::map<std::string, int>& stats() const { return stats_; }
   const std::string& current_pass() const { return current_; }
+  // Records why the current pass left something as it was, where a user may have expected it to
+  // fire (`scangen ir --stats` prints these after the counts).
+  void note(const std::string& text);
+  const std::vector<std::string>& notes() const { return notes_; }
+  // The floating-point mode the program is compiled for (PipelineConfig::fp_mode).
+  FpMode fp_mode() const { return fp_mode_; }
 
  private:
   friend ir::Program run_passes(const ir::Program&, const struct PipelineConfig&, PassContext&);
   std::string current_;
   std::map<std::string, int> stats_;
+  std::vector<std::string> notes_;
+  FpMode fp_mode_ = FpMode::Strict;
 };
 
 using PassFunction = ir::Program (*)(const ir::Program&, PassContext&);
@@ -51,6 +60,9 @@ struct PipelineConfig {
   std::vector<std::string> only;       // when not empty: exactly these passes, in this order
   std::set<std::string> disabled;      // passes to skip
   bool verify_each = false;            // run the IR verifier after every pass
+  // Fast: float arithmetic may be reassociated (parallel-scan reassociates float recurrences
+  // without `scan(parallel)`); the CPU backend's --fp fast.
+  FpMode fp_mode = FpMode::Strict;
   // Called after each pass that ran (for --print-after-all).
   std::function<void(const PassInfo&, const ir::Program&)> after_each;
 };

@@ -8,6 +8,14 @@ namespace scangen::passes {
 
 void PassContext::fired(int times) { stats_[current_] += times; }
 
+void PassContext::note(const std::string& text) {
+  const std::string line = current_ + ": " + text;
+  // The cleanup runs some passes twice; a reason is worth saying once.
+  for (const std::string& n : notes_)
+    if (n == line) return;
+  notes_.push_back(line);
+}
+
 const std::vector<PassInfo>& pass_table() {
   static const std::vector<PassInfo> table = {
 #define SCANGEN_PASS(name, function, summary, description) {name, summary, description, function},
@@ -57,6 +65,7 @@ ir::Program run_passes(const ir::Program& program, const PipelineConfig& config,
     }
   }
   ir::Program current = program;
+  context.fp_mode_ = config.fp_mode;
   for (const PassInfo* p : pipeline) {
     if (config.disabled.count(p->name)) continue;
     context.current_ = p->name;

@@ -15,7 +15,8 @@
 // index is out of range exactly as before).
 // Must not fire on: an output used as a whole, or through a computed index; the step count is not
 // cut when a later step could fail or a sequence may be too short for `steps` (the error of a step
-// not taken would vanish).
+// not taken would vanish). An associative scan (parallel-scan) keeps a window of one row only: its
+// helper writes every row or the last one.
 #include <unordered_map>
 
 #include "ir/mutator.h"
@@ -82,7 +83,8 @@ class SaveMem : public ir::Mutator {
         }
         any_used = true;
         const Reads& r = it->second;
-        bool window = r.constant_only && r.suffix > 0 && r.prefix == 0;
+        // An associative scan's helper writes every row or only the last (parallel-scan).
+        bool window = r.constant_only && r.suffix > 0 && r.prefix == 0 && (!scan->info().assoc || r.suffix == 1);
         if (window && scan->info().window(i) != r.suffix) d.windows[scan->info().output_name(i)] = r.suffix;
         if (!(r.constant_only && r.prefix > 0 && r.suffix == 0)) every_used_output_reads_a_prefix = false;
         prefix = std::max(prefix, r.prefix);

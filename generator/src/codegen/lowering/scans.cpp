@@ -1,6 +1,7 @@
 // Scans: the storage of each output's rows, the time loop with its step, and the results.
 #include <memory>
 
+#include "codegen/lowering/assoc_scans.h"
 #include "codegen/lowering/function_lowering.h"
 #include "codegen/lowering/graph_lowering.h"
 #include "ir/analysis.h"
@@ -96,6 +97,10 @@ class ScanLowering {
     inner_ = std::make_unique<GraphLowering>(F, body_, body_params());
     compute_step_shapes();
     plan_rows();
+    if (info_.assoc) {
+      associative_steps();
+      return results();
+    }
     start_states();
     time_loop();
     return results();
@@ -109,6 +114,7 @@ class ScanLowering {
   void plan_rows();
   void start_states();
   void time_loop();
+  void associative_steps();
   void grow_rows(const ExprRef& step);
   void bind_sequences(const ExprRef& step);
   std::vector<ExprRef> bind_rows(const ExprRef& step);
@@ -333,6 +339,17 @@ void ScanLowering::time_loop() {
       });
     }
   });
+}
+
+// An associative scan (parallel-scan): its one state's rows come from the runtime helper.
+void ScanLowering::associative_steps() {
+  taken_ = steps_;
+  const RowStore& store = stores_[0];
+  SCANGEN_CHECK(store.kind == RowStore::Kind::All || (store.kind == RowStore::Kind::Ring && store.ring == 1),
+                "the rows of an associative scan are all kept, or its last one");
+  call_assoc_scan(F, outer_,
+                  AssocScanPlace{n_, steps_, row_sizes_[0], store.base, store.kind == RowStore::Kind::Ring,
+                                 states_[0].init, seqs_, seq_row_sizes_});
 }
 
 // With `until`, when the rows are full: twice the rows, at most `steps` (rows_held < steps here;
