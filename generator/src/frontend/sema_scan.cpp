@@ -599,6 +599,15 @@ bool collect_statements(Analyzer& a, ScanFrame& f) {
   return true;
 }
 
+// A flag option (`reverse`, `parallel`): on without a value, or `= true` / `= false`; nullopt (after
+// reporting) for anything else.
+std::optional<bool> flag_option(const ast::ScanOption& opt, SemaDiagnostics& diags) {
+  if (!opt.value) return true;
+  if (opt.value->kind == ast::ExprKind::BoolLit) return ast::as<ast::BoolLit>(*opt.value).value;
+  diags.report(DiagId::err_scan_option_value, opt.value->loc, opt.name, "takes no value, or true or false");
+  return std::nullopt;
+}
+
 }  // namespace
 
 SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
@@ -637,24 +646,10 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
       SValue i64 = materialize(v, DType::I64, opt.value->loc);
       i64.as_dim = v.as_dim;
       f.steps = i64;
-    } else if (opt.name == "reverse") {
-      if (!opt.value) {
-        f.reverse = true;
-      } else if (opt.value->kind == ast::ExprKind::BoolLit) {
-        f.reverse = ast::as<ast::BoolLit>(*opt.value).value;
-      } else {
-        diags_.report(DiagId::err_scan_option_value, opt.value->loc, "reverse", "takes no value, or true or false");
-        ok = false;
-      }
-    } else if (opt.name == "parallel") {
-      if (!opt.value) {
-        f.parallel = true;
-      } else if (opt.value->kind == ast::ExprKind::BoolLit) {
-        f.parallel = ast::as<ast::BoolLit>(*opt.value).value;
-      } else {
-        diags_.report(DiagId::err_scan_option_value, opt.value->loc, "parallel", "takes no value, or true or false");
-        ok = false;
-      }
+    } else if (opt.name == "reverse" || opt.name == "parallel") {
+      std::optional<bool> on = flag_option(opt, diags_);
+      if (!on) ok = false;
+      else (opt.name == "reverse" ? f.reverse : f.parallel) = *on;
     } else if (opt.name == "index") {
       if (!opt.value || opt.value->kind != ast::ExprKind::Name) {
         diags_.report(DiagId::err_scan_option_value, opt.value ? opt.value->loc : opt.loc, "index",

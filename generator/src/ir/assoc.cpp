@@ -1,6 +1,8 @@
 // Recognition of associative scan steps (assoc.h).
 #include "ir/assoc.h"
 
+#include <utility>
+
 namespace scangen::ir {
 namespace {
 
@@ -26,30 +28,29 @@ std::optional<Value> other_than(const BinaryNode& n, const Value& h, bool* h_fir
   return std::nullopt;
 }
 
+// An operator `op` of h with one operand in either order (`inner_op`: a * h or h * a; a sum h + b
+// or b + h), which is one operand of `outer`, in either order: the inner node's other operand, and
+// the outer node's.
+std::optional<std::pair<Value, Value>> nested(const BinaryNode& outer, BinaryOp inner_op, const Value& h) {
+  for (int side = 0; side < 2; ++side) {
+    const BinaryNode* inner = binary(outer.input(side), inner_op);
+    if (!inner) continue;
+    bool h_first = false;
+    if (std::optional<Value> other = other_than(*inner, h, &h_first)) return std::pair{*other, outer.input(1 - side)};
+  }
+  return std::nullopt;
+}
+
 // a * h + b in any of its written orders: (a*h)+b, b+(a*h), (h*a)+b, b+(h*a).
 std::optional<AssocStep> match_affine(const BinaryNode& add, const Value& h) {
-  for (int side = 0; side < 2; ++side) {
-    const BinaryNode* product = binary(add.input(side), BinaryOp::Mul);
-    if (!product) continue;
-    bool h_first = false;
-    std::optional<Value> a = other_than(*product, h, &h_first);
-    if (!a) continue;
-    return AssocStep{AssocOp::Affine, *a, add.input(1 - side)};
-  }
+  if (auto p = nested(add, BinaryOp::Mul, h)) return AssocStep{AssocOp::Affine, p->first, p->second};
   return std::nullopt;
 }
 
 // (h + b) * a in any of its written orders: how the adjoint of an affine recurrence carries its
 // cotangent (the state is the cotangent of h[t-1] without the step's own term).
 std::optional<AssocStep> match_add_mul(const BinaryNode& product, const Value& h) {
-  for (int side = 0; side < 2; ++side) {
-    const BinaryNode* sum = binary(product.input(side), BinaryOp::Add);
-    if (!sum) continue;
-    bool h_first = false;
-    std::optional<Value> b = other_than(*sum, h, &h_first);
-    if (!b) continue;
-    return AssocStep{AssocOp::AddMul, product.input(1 - side), *b};
-  }
+  if (auto p = nested(product, BinaryOp::Add, h)) return AssocStep{AssocOp::AddMul, p->second, p->first};
   return std::nullopt;
 }
 
