@@ -499,7 +499,7 @@ int run_cli(int argc, char** argv) {
   ir_cmd->add_flag("--lir", ir_opts.lir, "Print the loop IR (the lowered program) instead of the IR");
   ir_cmd->add_option("--target", ir_opts.target, "With --lir: cpu (the passes of every backend, the default) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  add_fp_option(ir_cmd, ir_opts.fp, "With --lir: strict (the default) or fast (also the fast mode's loop-IR passes)");
+  add_fp_option(ir_cmd, ir_opts.fp, "strict (the default) or fast: the rewrites may reassociate float recurrences (parallel-scan) and, with --lir, the fast mode's loop-IR passes run too");
   ir_cmd->add_option("--lir-passes", ir_opts.lir_passes, "With --lir: run exactly these loop-IR passes (comma-separated)")
       ->delimiter(',')
       ->allow_extra_args(false);
