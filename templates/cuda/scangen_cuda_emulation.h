@@ -175,7 +175,7 @@ extern "C" __attribute__((visibility("default"))) void scangen_emulation_launch(
 // The JIT loads a module through its module symbol (scangen_abi.h, embedded before this text):
 // this one has no functions of its own.
 extern "C" __attribute__((visibility("default"))) const scangen_module_info* scangen_module_v1(void) {
-  static const scangen_module_info info = {SCANGEN_ABI_VERSION, "cuda-emulation", 0, nullptr};
+  static const scangen_module_info info = {SCANGEN_ABI_VERSION, "cuda-emulation", 0, nullptr, nullptr};
   return &info;
 }
 
