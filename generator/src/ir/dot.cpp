@@ -74,8 +74,7 @@ std::string html_lines(const std::vector<std::string>& lines) {
 }
 
 std::string loc_str(const Loc& loc) {
-  if (loc.line <= 0) return "";
-  return std::to_string(loc.line) + ":" + std::to_string(loc.col);
+  return loc.line <= 0 ? "" : line_col(loc);
 }
 
 class DotPrinter {

@@ -31,9 +31,7 @@ namespace {
 
 using ir::Value;
 
-std::string where(const ir::ScanNode& n) {
-  return "scan at " + std::to_string(n.loc().line) + ":" + std::to_string(n.loc().col);
-}
+std::string where(const ir::ScanNode& n) { return "scan at " + line_col(n.loc()); }
 
 // The nodes of the body that compute state s's step from h[t-1] (the result and, for a * h + b
 // and (h + b) * a, the inner operation; the operands are params and constants): what splitting

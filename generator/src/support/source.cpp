@@ -7,6 +7,8 @@
 
 namespace scangen {
 
+std::string line_col(const Loc& l) { return std::to_string(l.line) + ":" + std::to_string(l.col); }
+
 Loc Loc::span(const Loc& begin, const Loc& end) {
   if (!begin.valid()) return end;
   if (!end.valid() || end.file != begin.file || end.line != begin.line) return begin;

@@ -22,6 +22,9 @@ struct Loc {
   static Loc span(const Loc& begin, const Loc& end);
 };
 
+// "line:col", as messages and comments name a place in the .scan file.
+std::string line_col(const Loc& l);
+
 class SourceFile {
  public:
   SourceFile(std::string name, std::string text);

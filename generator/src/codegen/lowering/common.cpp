@@ -4,8 +4,6 @@
 
 namespace scangen::codegen::lowering {
 
-std::string loc_text(const Loc& l) { return std::to_string(l.line) + ":" + std::to_string(l.col); }
-
 std::string dtype_text(DType d) { return std::string(dtype_name(d)); }
 
 // Message parts that print a shape: "[", d0, ", ", d1, "]".

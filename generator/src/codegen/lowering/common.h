@@ -67,7 +67,6 @@ struct Tensor {
   bool whole = false;
 };
 
-std::string loc_text(const Loc& l);
 std::string dtype_text(DType d);
 // Message parts that print a shape: "[", d0, ", ", d1, "]".
 std::vector<MessagePart> shape_parts(const std::vector<ExprRef>& dims);

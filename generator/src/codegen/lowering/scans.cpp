@@ -91,7 +91,7 @@ class ScanLowering {
       : outer_(outer), F(f), n_(n), info_(n.info()), body_(n.body()) {}
 
   std::vector<Tensor> run() {
-    F.comment("scan at " + loc_text(n_.loc()));
+    F.comment("scan at " + line_col(n_.loc()));
     compute_inputs();
     count_steps();
     inner_ = std::make_unique<GraphLowering>(F, body_, body_params());
