@@ -224,6 +224,8 @@ NO_GRADIENT_KIND(Constant)
 NO_GRADIENT_KIND(Arange)
 NO_GRADIENT_KIND(DimSize)
 NO_GRADIENT_KIND(StopGradient)
+NO_GRADIENT_KIND(ArgReduce)
+NO_GRADIENT_KIND(TopK)
 #undef NO_GRADIENT_KIND
 
 std::vector<Value> rule_Fill(AdjointContext& c, const ir::Node& n, const std::vector<Value>& g, const std::vector<bool>&) {
@@ -321,6 +323,33 @@ std::vector<Value> rule_Reshape(AdjointContext& c, const ir::Node& n, const std:
   Value x = c.primal(n.input(0));
   in[0] = x.type().is_scalar() ? c.builder.reduce(ReduceOp::Sum, g[0], std::nullopt, c.loc)
                                : c.builder.reshape(g[0], dims_of(c, x), x.type().shape, c.loc);
+  return in;
+}
+
+std::vector<Value> rule_Transpose(AdjointContext& c, const ir::Node& n, const std::vector<Value>& g,
+                                  const std::vector<bool>&) {
+  const std::vector<int>& perm = n.as<ir::TransposeNode>()->perm();
+  std::vector<int> inverse(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) inverse[size_t(perm[d])] = int(d);
+  std::vector<Value> in = inputs_none(n);
+  in[0] = c.builder.transpose(g[0], inverse, c.loc);
+  return in;
+}
+
+// A gather gives each row it took the cotangents of its copies, summed.
+std::vector<Value> rule_Gather(AdjointContext& c, const ir::Node& n, const std::vector<Value>& g,
+                               const std::vector<bool>&) {
+  std::vector<Value> in = inputs_none(n);
+  Value x = c.primal(n.input(0));
+  in[0] = c.builder.scatter_add(zeros_like(c, x), c.primal(n.input(1)), g[0], c.loc);
+  return in;
+}
+
+std::vector<Value> rule_ScatterAdd(AdjointContext& c, const ir::Node& n, const std::vector<Value>& g,
+                                   const std::vector<bool>& needed) {
+  std::vector<Value> in = inputs_none(n);
+  in[0] = g[0];
+  if (needed[2]) in[2] = c.builder.gather(g[0], c.primal(n.input(1)), c.loc);
   return in;
 }
 

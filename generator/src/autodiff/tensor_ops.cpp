@@ -101,20 +101,8 @@ Value rows_after(AdjointContext& c, const Value& before, int64_t count, const Va
 Value flip_rows(AdjointContext& c, const Value& x) { return ir::flip_rows(c.builder, x, c.loc); }
 
 Value transpose(AdjointContext& c, const Value& x) {
-  ir::Builder& b = c.builder;
   SCANGEN_CHECK(x.type().rank() == 2, "transpose of a matrix");
-  ir::ScanInfo info;
-  info.has_steps = true;
-  info.index_name = "column";
-  info.outputs.push_back("transposed");
-  info.num_params = 1;
-  auto body = std::make_shared<ir::Graph>();
-  Value column = b.param(Type(DType::I64), 0, "column", c.loc);
-  Value matrix = b.param(x.type(), 1, "x", c.loc);
-  body->params = {column, matrix};
-  body->results.push_back(b.index(matrix, {IndexSpec{IndexSpec::Kind::Slice, false, false}, IndexSpec{}},
-                                  {column}, c.loc));
-  return b.scan({b.dim_size(x, 1, c.loc), x}, std::move(info), body, x.type().shape[1], c.loc)[0];
+  return c.builder.transpose(x, {1, 0}, c.loc);
 }
 
 Value steps_taken(AdjointContext& c, const std::vector<Value>& output_cotangents) {

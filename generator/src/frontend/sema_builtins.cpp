@@ -60,6 +60,8 @@ std::optional<int64_t> int_literal_value(const ast::Expr& e) {
 }  // namespace
 
 SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
+  SValue selected = selection_builtin(c, scope, handled);
+  if (*handled) return selected;
   *handled = true;
   const std::string& n = c.callee;
   auto arity = [&](size_t lo, size_t hi) {

@@ -425,7 +425,8 @@ Value Analyzer::dim_value(const Value& x, int axis, Loc loc) {
 }
 
 bool Analyzer::index_specs(const ir::Type& base, const std::vector<ast::IndexItem>& items, size_t first,
-                           Scope& scope, Loc loc, std::vector<ir::IndexSpec>* specs, std::vector<Value>* operands) {
+                           Scope& scope, Loc loc, std::vector<ir::IndexSpec>* specs, std::vector<Value>* operands,
+                           const SValue* first_value) {
   bool ok = true;
   if (base.is_scalar() && first < items.size()) {
     diags_.report(DiagId::err_index_scalar, loc);
@@ -438,7 +439,8 @@ bool Analyzer::index_specs(const ir::Type& base, const std::vector<ast::IndexIte
     const ast::IndexItem& item = items[i];
     ir::IndexSpec spec;
     if (!item.is_slice) {
-      SValue idx = to_index_i64(expr(*item.index, scope), item.index->loc, "an index");
+      SValue idx = to_index_i64(i == first && first_value ? *first_value : expr(*item.index, scope), item.index->loc,
+                                "an index");
       if (!idx.ok()) {
         ok = false;
         continue;
@@ -485,11 +487,38 @@ SValue Analyzer::apply_index(SValue base, const std::vector<ast::IndexItem>& ite
         if (*e) expr(**e, scope);
     return base;
   }
+  // The first index is analyzed once: an integer array there gathers rows.
+  SValue first_value;
+  if (first < items.size() && !items[first].is_slice) {
+    first_value = single(expr(*items[first].index, scope), items[first].index->loc);
+    if (first_value.ok() && !first_value.type().is_scalar()) return gather_index(base, first_value, items, first, scope, loc);
+  }
   std::vector<ir::IndexSpec> specs;
   std::vector<Value> operands;
-  if (!index_specs(base.type(), items, first, scope, loc, &specs, &operands)) return SValue::invalid();
+  if (!index_specs(base.type(), items, first, scope, loc, &specs, &operands,
+                   first < items.size() && !items[first].is_slice ? &first_value : nullptr))
+    return SValue::invalid();
   if (specs.empty()) return base;
   return SValue::tensor(builder_.index(base.value, std::move(specs), std::move(operands), loc), loc);
+}
+
+// X[idx, rest...] with an integer array idx: the rows of X[:, rest...] that idx names (NumPy's
+// advanced index in the first position).
+SValue Analyzer::gather_index(const SValue& base, const SValue& idx, const std::vector<ast::IndexItem>& items,
+                              size_t first, Scope& scope, Loc loc) {
+  const ast::IndexItem& head = items[first];
+  if (int(items.size() - first) > base.type().rank() && !base.type().is_scalar()) {
+    diags_.report(DiagId::err_too_many_indices, loc, items.size() - first, base.type().rank());
+    return SValue::invalid();
+  }
+  SValue x = base;
+  if (first + 1 < items.size() && !base.type().is_scalar()) {
+    std::vector<ir::IndexSpec> specs{ir::IndexSpec{ir::IndexSpec::Kind::Slice, false, false}};
+    std::vector<Value> operands;
+    if (!index_specs(base.type().row(), items, first + 1, scope, loc, &specs, &operands)) return SValue::invalid();
+    x = SValue::tensor(builder_.index(base.value, std::move(specs), std::move(operands), loc), loc);
+  }
+  return gather_rows(x, idx, head.index->loc, loc);
 }
 
 SValue Analyzer::index_expr(const ast::Index& e, Scope& scope) {

@@ -246,7 +246,10 @@ class Analyzer {
   SValue index_expr(const ast::Index& e, Scope& scope);
   // Analyzes index items [first, end) against a value of type `base`; false when errors were reported.
   bool index_specs(const ir::Type& base, const std::vector<ast::IndexItem>& items, size_t first, Scope& scope,
-                   Loc loc, std::vector<ir::IndexSpec>* specs, std::vector<ir::Value>* operands);
+                   Loc loc, std::vector<ir::IndexSpec>* specs, std::vector<ir::Value>* operands,
+                   const SValue* first_value = nullptr);
+  SValue gather_index(const SValue& base, const SValue& idx, const std::vector<ast::IndexItem>& items, size_t first,
+                      Scope& scope, Loc loc);
   SValue apply_index(SValue base, const std::vector<ast::IndexItem>& items, size_t first_item,
                      Scope& scope, Loc loc);
   SValue call(const ast::Call& c, Scope& scope);
@@ -256,6 +259,23 @@ class Analyzer {
   // Makes the imported functions callable by name, reporting names that conflict.
   void register_imports();
   SValue imported_call(const ast::Call& c, Scope& scope, const ir::ImportRef& import, int function);
+  // ---- selection and layout builtins (sema_selection.cpp): argmax, argmin, top_k, transpose,
+  // reshape, flip, concat, stack; sets *handled when `c` calls one of them.
+  SValue selection_builtin(const ast::Call& c, Scope& scope, bool* handled);
+  SValue arg_extreme_call(const ast::Call& c, Scope& scope);
+  SValue top_k_call(const ast::Call& c, Scope& scope);
+  SValue transpose_call(const ast::Call& c, Scope& scope);
+  SValue reshape_call(const ast::Call& c, Scope& scope);
+  SValue flip_call(const ast::Call& c, Scope& scope);
+  SValue concat_call(const ast::Call& c, Scope& scope);
+  bool builtin_arity(const ast::Call& c, size_t lo, size_t hi);
+  bool axis_keyword(const ast::Call& c, int rank, int extra, std::optional<int>* axis);
+  SValue numeric_array_arg(const ast::Call& c, size_t i, Scope& scope, bool allow_scalar);
+  // x[idx] for an integer array idx.
+  SValue gather_rows(const SValue& x, const SValue& idx, Loc idx_loc, Loc loc);
+  bool concat_pieces(const ast::Call& c, Scope& scope, std::vector<SValue>* pieces);
+  SValue joined(const ast::Call& c, const std::vector<SValue>& pieces, int axis);
+  ir::Value same_sides(const ast::Call& c, const SValue& piece, const SValue& first, int axis, size_t i);
   // grad(C, w) and grad(C, (w1, w2, ...)) (sema_grad.cpp).
   SValue grad(const ast::Call& c, Scope& scope);
   SValue name(const ast::Name& n, Scope& scope);

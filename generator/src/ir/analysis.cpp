@@ -105,6 +105,30 @@ std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
       return {vary};
     }
     case NodeKind::Index: return {index_dims_vary(n)};
+    case NodeKind::Transpose: {
+      std::vector<bool> x = dims_vary(n.input(0)), vary;
+      for (int p : n.as<TransposeNode>()->perm()) vary.push_back(x[size_t(p)]);
+      return {vary};
+    }
+    case NodeKind::Gather: {
+      // idx's dimensions, then x's row dimensions.
+      std::vector<bool> vary = dims_vary(n.input(1)), x = dims_vary(n.input(0));
+      vary.insert(vary.end(), x.begin() + 1, x.end());
+      return {vary};
+    }
+    case NodeKind::ScatterAdd: return {dims_vary(n.input(0))};
+    case NodeKind::ArgReduce: {
+      const auto* r = n.as<ArgReduceNode>();
+      if (!r->axis()) return {{}};
+      std::vector<bool> vary = dims_vary(n.input(0));
+      vary.erase(vary.begin() + *r->axis());
+      return {vary};
+    }
+    case NodeKind::TopK: {
+      std::vector<bool> vary = dims_vary(n.input(0));
+      vary.back() = value_varies(n.input(1));
+      return {vary};
+    }
     case NodeKind::Scan: return scan_dims_vary(*n.as<ScanNode>());
   }
   SCANGEN_UNREACHABLE("unknown node kind");

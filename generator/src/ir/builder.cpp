@@ -1,6 +1,7 @@
 #include "ir/builder.h"
 
 #include "support/check.h"
+#include "support/limits.h"
 
 namespace scangen::ir {
 
@@ -226,7 +227,7 @@ Value Builder::check_shape(Value x, std::vector<DimCheck> checks, std::vector<Va
   return Value(make<CheckShapeNode>(std::move(inputs), std::move(checks), std::move(what), std::move(t), loc));
 }
 
-Value Builder::reshape(Value x, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc) {
+Value Builder::reshape(Value x, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc, bool checked) {
   SCANGEN_CHECK(dims.size() == static_dims.size() && !dims.empty(), "reshape dims");
   for (size_t i = 0; i < dims.size(); ++i) {
     check_scalar_int(dims[i], "a reshape dimension");
@@ -237,7 +238,61 @@ Value Builder::reshape(Value x, std::vector<Value> dims, std::vector<Dim> static
   Type t(x.type().dtype, std::move(static_dims));
   std::vector<Value> inputs{std::move(x)};
   inputs.insert(inputs.end(), dims.begin(), dims.end());
-  return Value(make<ReshapeNode>(std::move(inputs), std::move(t), loc));
+  return Value(make<ReshapeNode>(std::move(inputs), checked, std::move(t), loc));
+}
+
+Value Builder::transpose(Value x, std::vector<int> perm, Loc loc) {
+  SCANGEN_CHECK(int(perm.size()) == x.type().rank(), "transpose permutation rank");
+  std::vector<bool> seen(perm.size(), false);
+  std::vector<Dim> shape;
+  for (int p : perm) {
+    SCANGEN_CHECK(p >= 0 && size_t(p) < perm.size() && !seen[size_t(p)], "transpose permutation");
+    seen[size_t(p)] = true;
+    shape.push_back(x.type().shape[size_t(p)]);
+  }
+  Type t(x.type().dtype, std::move(shape));
+  return Value(make<TransposeNode>(std::move(x), std::move(perm), std::move(t), loc));
+}
+
+Value Builder::gather(Value x, Value idx, Loc loc) {
+  SCANGEN_CHECK(x.type().rank() >= 1, "gather from a scalar");
+  SCANGEN_CHECK(is_int(idx.type().dtype), "gather index dtype");
+  std::vector<Dim> shape = idx.type().shape;
+  shape.insert(shape.end(), x.type().shape.begin() + 1, x.type().shape.end());
+  SCANGEN_CHECK(shape.size() <= size_t(kMaxRank), "gather rank");
+  Type t(x.type().dtype, std::move(shape));
+  return Value(make<GatherNode>(std::move(x), std::move(idx), std::move(t), loc));
+}
+
+Value Builder::scatter_add(Value x, Value idx, Value v, Loc loc) {
+  SCANGEN_CHECK(x.type().rank() >= 1 && is_int(idx.type().dtype), "scatter_add operands");
+  SCANGEN_CHECK(v.type().dtype == x.type().dtype && is_numeric(x.type().dtype), "scatter_add dtype");
+  SCANGEN_CHECK(v.type().rank() == idx.type().rank() + x.type().rank() - 1, "scatter_add value rank");
+  Type t = x.type();
+  return Value(make<ScatterAddNode>(std::move(x), std::move(idx), std::move(v), std::move(t), loc));
+}
+
+Value Builder::arg_reduce(ReduceOp op, Value x, std::optional<int> axis, Loc loc) {
+  SCANGEN_CHECK(op == ReduceOp::Max || op == ReduceOp::Min, "arg_reduce operator");
+  SCANGEN_CHECK(is_numeric(x.type().dtype), "arg_reduce dtype");
+  std::vector<Dim> shape;
+  if (axis) {
+    SCANGEN_CHECK(*axis >= 0 && *axis < x.type().rank(), "arg_reduce axis");
+    shape = x.type().shape;
+    shape.erase(shape.begin() + *axis);
+  }
+  Type t(DType::I64, std::move(shape));
+  return Value(make<ArgReduceNode>(op, std::move(x), axis, std::move(t), loc));
+}
+
+Value Builder::top_k(Value x, Value k, Dim k_dim, Loc loc) {
+  SCANGEN_CHECK(x.type().rank() >= 1 && is_numeric(x.type().dtype), "top_k operand");
+  check_scalar_int(k, "top_k's k");
+  if (auto c = constant_value(k)) k_dim = Dim::constant(c->i);
+  std::vector<Dim> shape = x.type().shape;
+  shape.back() = k_dim;
+  Type t(DType::I64, std::move(shape));
+  return Value(make<TopKNode>(std::move(x), std::move(k), std::move(t), loc));
 }
 
 namespace {
@@ -358,7 +413,18 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
         const auto* c = old.as<CheckShapeNode>();
         return make<CheckShapeNode>(std::move(inputs), c->checks(), c->what(), old.output_types()[0], old.loc());
       }
-      case NodeKind::Reshape: return make<ReshapeNode>(std::move(inputs), old.output_types()[0], old.loc());
+      case NodeKind::Reshape:
+        return make<ReshapeNode>(std::move(inputs), old.as<ReshapeNode>()->checked(), old.output_types()[0], old.loc());
+      case NodeKind::Transpose:
+        return make<TransposeNode>(inputs[0], old.as<TransposeNode>()->perm(), old.output_types()[0], old.loc());
+      case NodeKind::Gather: return make<GatherNode>(inputs[0], inputs[1], old.output_types()[0], old.loc());
+      case NodeKind::ScatterAdd:
+        return make<ScatterAddNode>(inputs[0], inputs[1], inputs[2], old.output_types()[0], old.loc());
+      case NodeKind::ArgReduce: {
+        const auto* r = old.as<ArgReduceNode>();
+        return make<ArgReduceNode>(r->op(), inputs[0], r->axis(), old.output_types()[0], old.loc());
+      }
+      case NodeKind::TopK: return make<TopKNode>(inputs[0], inputs[1], old.output_types()[0], old.loc());
       case NodeKind::StopGradient: return make<StopGradientNode>(inputs[0], old.loc());
       case NodeKind::Call: {
         const auto* c = old.as<CallNode>();
@@ -398,7 +464,16 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
       const auto* c = old.as<CheckShapeNode>();
       return check_shape(inputs[0], c->checks(), first(1), c->what(), old.output_types()[0].shape, old.loc()).node;
     }
-    case NodeKind::Reshape: return reshape(inputs[0], first(1), old.output_types()[0].shape, old.loc()).node;
+    case NodeKind::Reshape:
+      return reshape(inputs[0], first(1), old.output_types()[0].shape, old.loc(), old.as<ReshapeNode>()->checked()).node;
+    case NodeKind::Transpose: return transpose(inputs[0], old.as<TransposeNode>()->perm(), old.loc()).node;
+    case NodeKind::Gather: return gather(inputs[0], inputs[1], old.loc()).node;
+    case NodeKind::ScatterAdd: return scatter_add(inputs[0], inputs[1], inputs[2], old.loc()).node;
+    case NodeKind::ArgReduce: {
+      const auto* r = old.as<ArgReduceNode>();
+      return arg_reduce(r->op(), inputs[0], r->axis(), old.loc()).node;
+    }
+    case NodeKind::TopK: return top_k(inputs[0], inputs[1], old.output_types()[0].shape.back(), old.loc()).node;
     case NodeKind::StopGradient: return stop_gradient(inputs[0], old.loc()).node;
     case NodeKind::Call: {
       const auto* c = old.as<CallNode>();

@@ -39,8 +39,19 @@ class Builder {
   // Checks x's run-time shape; the result has x's dtype and `static_shape`.
   Value check_shape(Value x, std::vector<DimCheck> checks, std::vector<Value> operands,
                     std::string what, std::vector<Dim> static_shape, Loc loc);
-  // x with the shape `dims` (i64 scalars; static sizes `static_dims`) of as many elements.
-  Value reshape(Value x, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc);
+  // x with the shape `dims` (i64 scalars; static sizes `static_dims`): of as many elements, or
+  // `checked` at run time (the language's reshape).
+  Value reshape(Value x, std::vector<Value> dims, std::vector<Dim> static_dims, Loc loc, bool checked = false);
+  // x with axis d of the result taken from x's axis perm[d].
+  Value transpose(Value x, std::vector<int> perm, Loc loc);
+  // x[idx] for an integer tensor idx.
+  Value gather(Value x, Value idx, Loc loc);
+  // x with the rows of v added at idx (the adjoint of gather).
+  Value scatter_add(Value x, Value idx, Value v, Loc loc);
+  // argmax (op Max) or argmin (op Min) of x, flattened or along `axis`.
+  Value arg_reduce(ReduceOp op, Value x, std::optional<int> axis, Loc loc);
+  // The positions of the k largest along the last axis; `k_dim` the static size of k, if known.
+  Value top_k(Value x, Value k, Dim k_dim, Loc loc);
   // stop_gradient(x): the frontend's marker (see StopGradientNode).
   Value stop_gradient(Value x, Loc loc);
   // Creates a scan node; `steps` is the static number of steps. Returns its outputs.

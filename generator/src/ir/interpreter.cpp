@@ -7,6 +7,7 @@
 
 #include "ir/builder.h"
 #include "ir/import_shim.h"
+#include "ir/interpreter_selection.h"
 #include "ir/visitor.h"
 #include "scangen/runtime/errors.h"
 #include "scangen_scalar.h"
@@ -533,13 +534,23 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
 
   std::vector<HostTensor> visit_StopGradient(const StopGradientNode&) override { return {in_[0]}; }
 
-  std::vector<HostTensor> visit_Reshape(const ReshapeNode&) override {
+  std::vector<HostTensor> visit_Reshape(const ReshapeNode& n) override {
     Shape shape;
     for (size_t i = 1; i < in_.size(); ++i) shape.push_back(scalar_i64(in_[i]));
+    if (n.checked()) interp::check_reshape(in_[0], shape, n.loc());
     if (shape_numel(shape) != in_[0].numel())
       throw InternalError("reshape of " + shape_to_string(in_[0].shape()) + " to " + shape_to_string(shape));
     return {in_[0].reshaped(shape)};
   }
+  std::vector<HostTensor> visit_Transpose(const TransposeNode& n) override { return {interp::transpose(in_[0], n.perm())}; }
+  std::vector<HostTensor> visit_Gather(const GatherNode& n) override { return {interp::gather(in_[0], in_[1], n.loc())}; }
+  std::vector<HostTensor> visit_ScatterAdd(const ScatterAddNode& n) override {
+    return {interp::scatter_add(in_[0], in_[1], in_[2], n.loc())};
+  }
+  std::vector<HostTensor> visit_ArgReduce(const ArgReduceNode& n) override {
+    return {interp::arg_reduce(n.op(), in_[0], n.axis(), n.loc())};
+  }
+  std::vector<HostTensor> visit_TopK(const TopKNode& n) override { return {interp::top_k(in_[0], scalar_i64(in_[1]), n.loc())}; }
 
   std::vector<HostTensor> visit_Scan(const ScanNode& n) override;
   int64_t scan_steps(const ScanNode& n) const;
@@ -918,6 +929,29 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
       return {s};
     }
     case NodeKind::Index: return {index_shape(*n.as<IndexNode>())};
+    case NodeKind::Transpose: {
+      Shape x = in_shape(0), s;
+      for (int p : n.as<TransposeNode>()->perm()) s.push_back(x[size_t(p)]);
+      return {s};
+    }
+    case NodeKind::Gather: {
+      Shape s = in_shape(1), x = in_shape(0);
+      s.insert(s.end(), x.begin() + 1, x.end());
+      return {s};
+    }
+    case NodeKind::ScatterAdd: return {in_shape(0)};
+    case NodeKind::ArgReduce: {
+      const auto* r = n.as<ArgReduceNode>();
+      if (!r->axis()) return {Shape{}};
+      Shape s = in_shape(0);
+      s.erase(s.begin() + *r->axis());
+      return {s};
+    }
+    case NodeKind::TopK: {
+      Shape s = in_shape(0);
+      s.back() = size_of(n.input(1)).value_or(kUnknownSize);
+      return {s};
+    }
     case NodeKind::Scan: {
       const auto* scan = n.as<ScanNode>();
       ScanShapes s = scan_shapes(*scan);

@@ -319,13 +319,75 @@ class CheckShapeNode : public Node {
   std::string what_;
 };
 
-// The elements of x in C order with another shape of as many elements. Not in the language: the
+// The elements of x in C order with another shape. Inputs: x, then one i64 per dimension. The
 // rewrites create it (to treat a sequence of matrices as one matrix, or to insert dimensions of
-// size 1), always with a shape that has as many elements. Inputs: x, then one i64 per dimension.
+// size 1) always with as many elements (`checked` false); the language's reshape(x, d0, ...) is
+// `checked`: a negative size or another number of elements is a run-time error.
 class ReshapeNode : public Node {
  public:
   SCANGEN_NODE_KIND(Reshape);
-  ReshapeNode(std::vector<Value> inputs, Type type, Loc loc) : Node(kKind, std::move(inputs), {std::move(type)}, loc) {}
+  ReshapeNode(std::vector<Value> inputs, bool checked, Type type, Loc loc)
+      : Node(kKind, std::move(inputs), {std::move(type)}, loc), checked_(checked) {}
+  bool checked() const { return checked_; }
+
+ private:
+  bool checked_;
+};
+
+// x with its axes permuted: result axis d is x's axis perm[d] (transpose(x) reverses them).
+class TransposeNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Transpose);
+  TransposeNode(Value x, std::vector<int> perm, Type type, Loc loc)
+      : Node(kKind, {std::move(x)}, {std::move(type)}, loc), perm_(std::move(perm)) {}
+  const std::vector<int>& perm() const { return perm_; }
+
+ private:
+  std::vector<int> perm_;
+};
+
+// x[idx] for an integer tensor idx (NumPy's take along axis 0): shape idx.shape + x.shape[1:],
+// row idx[j...] of x at j...; negative indices count from the end, others out of range are
+// run-time errors. Inputs: x, idx.
+class GatherNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(Gather);
+  GatherNode(Value x, Value idx, Type type, Loc loc)
+      : Node(kKind, {std::move(x), std::move(idx)}, {std::move(type)}, loc) {}
+};
+
+// x with row v[j...] added to row idx[j...] for every j... (rows taken twice get both: NumPy's
+// add.at): the adjoint of a gather. Not in the language. Inputs: x, idx, v of shape
+// idx.shape + x.shape[1:].
+class ScatterAddNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(ScatterAdd);
+  ScatterAddNode(Value x, Value idx, Value v, Type type, Loc loc)
+      : Node(kKind, {std::move(x), std::move(idx), std::move(v)}, {std::move(type)}, loc) {}
+};
+
+// argmax/argmin (op Max or Min): the i64 position of the first largest (smallest) element, NaN
+// counting as the extreme (NumPy), of x flattened in C order or along one axis.
+class ArgReduceNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(ArgReduce);
+  ArgReduceNode(ReduceOp op, Value x, std::optional<int> axis, Type type, Loc loc)
+      : Node(kKind, {std::move(x)}, {std::move(type)}, loc), op_(op), axis_(axis) {}
+  ReduceOp op() const { return op_; }
+  const std::optional<int>& axis() const { return axis_; }
+
+ private:
+  ReduceOp op_;
+  std::optional<int> axis_;
+};
+
+// The i64 positions of the k largest elements along x's last axis, largest first, ties to the
+// lower position, NaN above every number; k beyond the axis (or negative) is a run-time error.
+// Inputs: x, k (i64 scalar). top_k's values are a gather of x at these positions.
+class TopKNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(TopK);
+  TopKNode(Value x, Value k, Type type, Loc loc) : Node(kKind, {std::move(x), std::move(k)}, {std::move(type)}, loc) {}
 };
 
 // stop_gradient(x): x, through which no gradient flows. Only the frontend sees it: `grad` is

@@ -49,7 +49,24 @@ class OperationText : public Visitor<std::string> {
     }
     return s + "] \"" + n.what() + "\"";
   }
-  std::string visit_Reshape(const ReshapeNode& n) override { return "reshape " + ref(n, 0) + ", " + operand_list(n, 1); }
+  std::string visit_Reshape(const ReshapeNode& n) override {
+    return std::string(n.checked() ? "reshape checked " : "reshape ") + ref(n, 0) + ", " + operand_list(n, 1);
+  }
+  std::string visit_Transpose(const TransposeNode& n) override {
+    std::string s = "transpose " + ref(n, 0) + ", perm=[";
+    for (size_t i = 0; i < n.perm().size(); ++i) s += (i ? "," : "") + std::to_string(n.perm()[i]);
+    return s + "]";
+  }
+  std::string visit_Gather(const GatherNode& n) override { return "gather " + ref(n, 0) + "[" + ref(n, 1) + "]"; }
+  std::string visit_ScatterAdd(const ScatterAddNode& n) override {
+    return "scatter_add " + ref(n, 0) + "[" + ref(n, 1) + "] += " + ref(n, 2);
+  }
+  std::string visit_ArgReduce(const ArgReduceNode& n) override {
+    std::string s = std::string(n.op() == ReduceOp::Max ? "argmax " : "argmin ") + ref(n, 0);
+    if (n.axis()) s += ", axis=" + std::to_string(*n.axis());
+    return s;
+  }
+  std::string visit_TopK(const TopKNode& n) override { return "top_k " + ref(n, 0) + ", " + ref(n, 1); }
   std::string visit_StopGradient(const StopGradientNode& n) override { return "stop_gradient " + ref(n, 0); }
   std::string visit_Call(const CallNode& n) override {
     std::string s = "call @" + n.function().name + "(";

@@ -109,6 +109,32 @@ class Verifier : public Visitor<void> {
     require(type(n).dtype == n.input(0).type().dtype, "reshape keeps the dtype");
     for (int i = 1; i < n.num_inputs(); ++i) require(is_i64_scalar(n.input(i)), "reshape dims must be i64 scalars");
   }
+  void visit_Transpose(const TransposeNode& n) override {
+    inputs(n, 1);
+    require(int(n.perm().size()) == n.input(0).type().rank() && type(n).rank() == n.input(0).type().rank(),
+            "transpose rank");
+    require(type(n).dtype == n.input(0).type().dtype, "transpose keeps the dtype");
+  }
+  void visit_Gather(const GatherNode& n) override {
+    inputs(n, 2);
+    require(n.input(0).type().rank() >= 1 && is_int(n.input(1).type().dtype), "gather operands");
+    require(type(n).rank() == n.input(1).type().rank() + n.input(0).type().rank() - 1, "gather rank");
+  }
+  void visit_ScatterAdd(const ScatterAddNode& n) override {
+    inputs(n, 3);
+    require(type(n).same_as(n.input(0).type()) && n.input(2).type().dtype == type(n).dtype, "scatter_add types");
+    require(is_int(n.input(1).type().dtype), "scatter_add index dtype");
+  }
+  void visit_ArgReduce(const ArgReduceNode& n) override {
+    inputs(n, 1);
+    require(type(n).dtype == DType::I64, "arg_reduce gives i64");
+    require(n.op() == ReduceOp::Max || n.op() == ReduceOp::Min, "arg_reduce is argmax or argmin");
+  }
+  void visit_TopK(const TopKNode& n) override {
+    inputs(n, 2);
+    require(type(n).dtype == DType::I64 && type(n).rank() == n.input(0).type().rank(), "top_k result type");
+    require(is_i64_scalar(n.input(1)), "top_k's k is an i64 scalar");
+  }
   void visit_Call(const CallNode& n) override {
     const ImportedFunction& f = n.function();
     inputs(n, int(f.params.size()));

@@ -183,7 +183,14 @@ bool can_fail(const ir::Node& n) {
     case ir::NodeKind::Unary:
     case ir::NodeKind::Arange:
     case ir::NodeKind::StopGradient:
-    case ir::NodeKind::Reshape: return false;  // created by rewrites with as many elements
+    case ir::NodeKind::Transpose: return false;
+    // Rewrites create reshapes with as many elements; the language's are checked.
+    case ir::NodeKind::Reshape: return n.as<ir::ReshapeNode>()->checked();
+    // Run-time checks: indices in range, k within the axis, a non-empty input.
+    case ir::NodeKind::Gather:
+    case ir::NodeKind::ScatterAdd:
+    case ir::NodeKind::ArgReduce:
+    case ir::NodeKind::TopK: return true;
     case ir::NodeKind::Call: {
       // Imported functions cannot fail (they are pure scalar functions); broadcasting can.
       for (int i = 0; i < n.num_inputs(); ++i)

@@ -46,6 +46,11 @@ bool computes_elementwise(NodeKind k) {
     case NodeKind::Update:
     case NodeKind::CheckShape:
     case NodeKind::Reshape:
+    case NodeKind::Transpose:
+    case NodeKind::Gather:
+    case NodeKind::ScatterAdd:
+    case NodeKind::ArgReduce:
+    case NodeKind::TopK:
     case NodeKind::StopGradient:
     case NodeKind::Scan: return false;
   }

@@ -151,6 +151,11 @@ ExprRef GraphLowering::element(Cluster& c, const ir::Node& n, const std::vector<
     case NodeKind::Index:
     case NodeKind::Update:
     case NodeKind::Reshape:
+    case NodeKind::Transpose:
+    case NodeKind::Gather:
+    case NodeKind::ScatterAdd:
+    case NodeKind::ArgReduce:
+    case NodeKind::TopK:
     case NodeKind::StopGradient:
     case NodeKind::Scan: break;  // scalar operations of their elements, below
   }

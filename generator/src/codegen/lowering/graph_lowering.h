@@ -1,8 +1,8 @@
 // GraphLowering: lowers one graph of the program IR (a function's body, or a scan's step) into
 // the loop IR that FunctionLowering is building. Each node kind is lowered by one part:
 // shapes.cpp (dims and their checks), values.cpp (dispatch, scalars), elementwise.cpp (fused
-// element loops), products.cpp (reductions, '@'), indexing.cpp (slices, gathers, set/inc),
-// scans.cpp (time loops).
+// element loops), products.cpp (reductions, '@'), indexing.cpp (slices, set/inc), selection.cpp
+// (transpose, gathers, argmax, top_k), scans.cpp (time loops).
 #pragma once
 
 #include <functional>
@@ -105,6 +105,15 @@ class GraphLowering {
   Tensor index(const ir::IndexNode& n, const ExprRef& dest);
   Tensor update(const ir::UpdateNode& n, const ExprRef& dest);
   std::vector<Tensor> scan(const ir::ScanNode& n);
+  // selection.cpp
+  Tensor fresh_result(const ir::Node& n, const ExprRef& dest, const char* hint);
+  ExprRef gathered_row(const ir::Node& n, const Tensor& idx, const ExprRef& j, const ExprRef& rows);
+  Tensor transpose(const ir::TransposeNode& n, const ExprRef& dest);
+  Tensor gather(const ir::GatherNode& n, const ExprRef& dest);
+  Tensor scatter_add(const ir::ScatterAddNode& n, const ExprRef& dest);
+  Tensor arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest);
+  Tensor top_k(const ir::TopKNode& n, const ExprRef& dest);
+  void check_reshape(const ir::ReshapeNode& n, const std::vector<ExprRef>& sizes);
 
   // The region x[specs] selects: per dimension, a first index and a count, checked.
   struct Region {

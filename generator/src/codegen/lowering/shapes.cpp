@@ -63,6 +63,30 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
     case NodeKind::Reshape: {
       std::vector<ExprRef> d;
       for (int i = 1; i < n.num_inputs(); ++i) d.push_back(size_operand(n.input(i)));
+      if (n.as<ir::ReshapeNode>()->checked()) check_reshape(*n.as<ir::ReshapeNode>(), d);
+      return known(d);
+    }
+    case NodeKind::Transpose: {
+      std::vector<ExprRef> x = dims(n.input(0)), d;
+      for (int p : n.as<ir::TransposeNode>()->perm()) d.push_back(x[size_t(p)]);
+      return d;
+    }
+    case NodeKind::Gather: {
+      std::vector<ExprRef> d = dims(n.input(1)), x = dims(n.input(0));
+      d.insert(d.end(), x.begin() + 1, x.end());
+      return d;
+    }
+    case NodeKind::ScatterAdd: return dims(n.input(0));
+    case NodeKind::ArgReduce: {
+      const auto* r = n.as<ir::ArgReduceNode>();
+      if (!r->axis()) return {};
+      std::vector<ExprRef> d = dims(n.input(0));
+      d.erase(d.begin() + *r->axis());
+      return d;
+    }
+    case NodeKind::TopK: {
+      std::vector<ExprRef> d = dims(n.input(0));
+      d.back() = size_operand(n.input(1));
       return known(d);
     }
     case NodeKind::Reduce: {
@@ -82,6 +106,29 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
     case NodeKind::Scan: return known(scan_dims(*n.as<ir::ScanNode>(), output));
   }
   SCANGEN_UNREACHABLE("unknown node kind");
+}
+
+// The language's reshape: no negative size, and as many elements as x. The product saturates
+// above the count (sizes are the user's and may overflow).
+void GraphLowering::check_reshape(const ir::ReshapeNode& n, const std::vector<ExprRef>& sizes) {
+  std::vector<ExprRef> x = dims(n.input(0));
+  for (const ExprRef& d : sizes)
+    if (!d) return;  // a size of a step value: checked in the step
+  for (const ExprRef& d : x)
+    if (!d) return;
+  ExprRef count = F.product(x, "count");
+  ExprRef ok = lir::imm(ir::Scalar::of_bool(true));
+  ExprRef product = lir::i64(1);
+  for (const ExprRef& d : sizes) {
+    ok = lir::logical_and(ok, lir::ge(d, lir::i64(0)));
+    ExprRef over = lir::logical_and(lir::lt(lir::i64(0), d), lir::lt(lir::quotient(count, lir::max(d, lir::i64(1))), product));
+    product = F.let("product", lir::select(lir::eq(d, lir::i64(0)), lir::i64(0),
+                                           lir::select(over, lir::add(count, lir::i64(1)), lir::mul(product, lir::max(d, lir::i64(0))))));
+  }
+  std::vector<MessagePart> msg{{"reshape: an array of ", nullptr}, {"", count}, {" elements cannot take the shape ", nullptr}};
+  auto shape = shape_parts(sizes);
+  msg.insert(msg.end(), shape.begin(), shape.end());
+  F.check(lir::logical_and(ok, lir::eq(product, count)), n.loc(), msg);
 }
 
 // NumPy broadcasting, statically where the IR knows the dims are equal or 1. A dim that depends on

@@ -31,7 +31,8 @@ bool GraphLowering::may_fail(const Value& v) {
     case NodeKind::Call:
     case NodeKind::Fill:
     case NodeKind::Arange:
-    case NodeKind::Reshape:
+    case NodeKind::Reshape:  // its checks are in its dims
+    case NodeKind::Transpose:
     case NodeKind::CheckShape: fails = false; break;
     case NodeKind::Binary: {
       ir::BinaryOp op = n.as<ir::BinaryNode>()->op();
@@ -51,6 +52,10 @@ bool GraphLowering::may_fail(const Value& v) {
     }
     case NodeKind::MatMul:
     case NodeKind::Update:
+    case NodeKind::Gather:
+    case NodeKind::ScatterAdd:
+    case NodeKind::ArgReduce:
+    case NodeKind::TopK:
     case NodeKind::Scan:
     case NodeKind::StopGradient: fails = true; break;
   }
@@ -119,7 +124,7 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
   const ir::Type& type = n.output_types()[0];
   if (n.kind() == NodeKind::Scan) return scan(*n.as<ir::ScanNode>());
   if (type.rank() == 0 && n.kind() != NodeKind::Reduce && n.kind() != NodeKind::MatMul &&
-      n.kind() != NodeKind::Index) {
+      n.kind() != NodeKind::Index && n.kind() != NodeKind::ArgReduce) {
     Tensor t = scalar_node(n);
     if (dest) F.store(dest, lir::i64(0), t.scalar);
     return {t};
@@ -161,6 +166,11 @@ std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& 
     case NodeKind::MatMul: return {matmul(*n.as<ir::MatMulNode>(), dest)};
     case NodeKind::Index: return {index(*n.as<ir::IndexNode>(), dest)};
     case NodeKind::Update: return {update(*n.as<ir::UpdateNode>(), dest)};
+    case NodeKind::Transpose: return {transpose(*n.as<ir::TransposeNode>(), dest)};
+    case NodeKind::Gather: return {gather(*n.as<ir::GatherNode>(), dest)};
+    case NodeKind::ScatterAdd: return {scatter_add(*n.as<ir::ScatterAddNode>(), dest)};
+    case NodeKind::ArgReduce: return {arg_reduce(*n.as<ir::ArgReduceNode>(), dest)};
+    case NodeKind::TopK: return {top_k(*n.as<ir::TopKNode>(), dest)};
     case NodeKind::Param:
     case NodeKind::Constant:
     case NodeKind::DimSize:
@@ -209,6 +219,11 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
     case NodeKind::Index:
     case NodeKind::Update:
     case NodeKind::Reshape:
+    case NodeKind::Transpose:
+    case NodeKind::Gather:
+    case NodeKind::ScatterAdd:
+    case NodeKind::ArgReduce:
+    case NodeKind::TopK:
     case NodeKind::StopGradient:
     case NodeKind::Scan: break;
   }
@@ -244,6 +259,11 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
     case NodeKind::Update:
     case NodeKind::CheckShape:
     case NodeKind::Reshape:
+    case NodeKind::Transpose:
+    case NodeKind::Gather:
+    case NodeKind::ScatterAdd:
+    case NodeKind::ArgReduce:
+    case NodeKind::TopK:
     case NodeKind::StopGradient:
     case NodeKind::Call:
     case NodeKind::Scan: break;  // computed from their operands below
