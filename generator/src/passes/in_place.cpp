@@ -38,8 +38,22 @@ bool computes_fresh_buffer(const ir::Node& n) {
     case NodeKind::MatMul:
     case NodeKind::Update: return true;
     case NodeKind::Reduce: return n.as<ir::ReduceNode>()->axis().has_value();
-    default: return false;
+    // Views of their operand, scalars, or not written into a given buffer by the lowering.
+    case NodeKind::Param:
+    case NodeKind::Constant:
+    case NodeKind::DimSize:
+    case NodeKind::Index:
+    case NodeKind::CheckShape:
+    case NodeKind::Reshape:
+    case NodeKind::StopGradient:
+    case NodeKind::Transpose:
+    case NodeKind::Gather:
+    case NodeKind::ScatterAdd:
+    case NodeKind::ArgReduce:
+    case NodeKind::TopK:
+    case NodeKind::Scan: return false;
   }
+  return false;
 }
 
 }  // namespace

@@ -42,7 +42,20 @@ bool Lifter::liftable(const Value& v) {
         ok = liftable(n.input(0));
         for (int i = 1; ok && i < n.num_inputs(); ++i) ok = liftable(n.input(i)) && !stacked(n.input(i));
         break;
-      default: ok = false;  // params that are no leaf, fills, updates, scans, ...
+      // Params that are no leaf, and operations without a lifted form (yet).
+      case NodeKind::Param:
+      case NodeKind::Arange:
+      case NodeKind::Fill:
+      case NodeKind::Update:
+      case NodeKind::CheckShape:
+      case NodeKind::Reshape:
+      case NodeKind::StopGradient:
+      case NodeKind::Transpose:
+      case NodeKind::Gather:
+      case NodeKind::ScatterAdd:
+      case NodeKind::ArgReduce:
+      case NodeKind::TopK:
+      case NodeKind::Scan: ok = false; break;
     }
   }
   liftable_[v] = ok;
@@ -154,7 +167,21 @@ Value Lifter::lift(const Value& v) {
         out = b_.index(lift(n.input(0)), specs, operands, loc_);
         break;
       }
-      default: SCANGEN_UNREACHABLE("lifting an operation that does not lift");
+      case NodeKind::Param:
+      case NodeKind::Constant:
+      case NodeKind::DimSize:
+      case NodeKind::Arange:
+      case NodeKind::Fill:
+      case NodeKind::Update:
+      case NodeKind::CheckShape:
+      case NodeKind::Reshape:
+      case NodeKind::StopGradient:
+      case NodeKind::Transpose:
+      case NodeKind::Gather:
+      case NodeKind::ScatterAdd:
+      case NodeKind::ArgReduce:
+      case NodeKind::TopK:
+      case NodeKind::Scan: SCANGEN_UNREACHABLE("lifting an operation that does not lift");
     }
   }
   lifted_.emplace(v, out);

@@ -110,7 +110,25 @@ std::string structural_key(const ir::Node& n) {
       os << static_cast<const void*>(s->body_ptr().get()) << ":" << s->info().reverse << s->info().has_until;
       break;
     }
-    default: break;
+    case ir::NodeKind::Reshape: os << n.as<ir::ReshapeNode>()->checked(); break;
+    case ir::NodeKind::Transpose:
+      for (int p : n.as<ir::TransposeNode>()->perm()) os << p << ",";
+      break;
+    case ir::NodeKind::ArgReduce: {
+      const auto* r = n.as<ir::ArgReduceNode>();
+      os << int(r->op()) << ":" << (r->axis() ? *r->axis() : -1);
+      break;
+    }
+    // Nothing but the kind, the types and the inputs.
+    case ir::NodeKind::Arange:
+    case ir::NodeKind::Fill:
+    case ir::NodeKind::Select:
+    case ir::NodeKind::Cast:
+    case ir::NodeKind::MatMul:
+    case ir::NodeKind::StopGradient:
+    case ir::NodeKind::Gather:
+    case ir::NodeKind::ScatterAdd:
+    case ir::NodeKind::TopK: break;
   }
   return os.str();
 }
