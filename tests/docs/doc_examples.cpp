@@ -18,6 +18,7 @@
 //   - ```sh: commands for the reader; its `scangen run ... # [RESULT]` lines run as above.
 //   - other kinds (cmake, cpp, cuda, text): with a NAME, written to DIR/NAME (or compared with
 //     ROOT/NAME), for the commands of later console blocks to build.
+// Relative links must lead to a file, and to one of its headings when they name one.
 // Exits 0 when every example passed, 1 when one failed, 2 on a bad command line.
 #include <fcntl.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "links.h"
 #include "markdown_blocks.h"
 #include "scangen/runtime/process.h"
 #include "transcript.h"
@@ -98,6 +100,7 @@ class Checker {
     ++failures_;
   }
   std::optional<std::string> place(const Block& block, const std::string& name);
+  void check_links(const std::string& text);
   std::string block_name(const Block& block, bool allow_error);
   void run_command(const Command& command, const std::string& text);
   scangen::ProcessResult shell(const std::string& command) {
@@ -256,8 +259,25 @@ void Checker::file_block(const std::vector<Block>& blocks, size_t i) {
   if (!name.empty()) place(blocks[i], name);
 }
 
+// Every relative link leads to a file, and to a heading of it when it names one.
+void Checker::check_links(const std::string& text) {
+  for (const docs::Link& link : docs::relative_links(text)) {
+    fs::path target = link.path.empty() ? doc_ : doc_.parent_path() / link.path;
+    if (!fs::exists(target)) {
+      fail(link.line, "the link to " + link.path + " leads nowhere: there is no such file");
+      continue;
+    }
+    if (link.anchor.empty() || target.extension() != ".md") continue;
+    if (docs::heading_anchors(read_file(target)).count(link.anchor) == 0)
+      fail(link.line, "the link to " + link.path + "#" + link.anchor + " names no heading of " +
+                          target.filename().string());
+  }
+}
+
 int Checker::run() {
-  std::vector<Block> blocks = docs::parse_blocks(read_file(doc_));
+  const std::string text = read_file(doc_);
+  check_links(text);
+  std::vector<Block> blocks = docs::parse_blocks(text);
   fs::remove_all(work_);
   fs::create_directories(work_);
   for (const char* shared : {"samples", "tests"})

@@ -2,9 +2,11 @@
 // and sh blocks, and comparing an output with the one a page shows.
 #define BOOST_TEST_MODULE doc_examples
 #include <boost/test/unit_test.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "links.h"
 #include "markdown_blocks.h"
 #include "transcript.h"
 
@@ -99,4 +101,38 @@ BOOST_AUTO_TEST_CASE(outputs_with_cut_lines) {
   BOOST_TEST(!docs::output_matches(Lines{"a"}, Lines{"a", "b"}));
   BOOST_TEST(!docs::output_matches(Lines{}, Lines{"unexpected"}));
   BOOST_TEST(docs::output_matches(Lines{}, Lines{}));
+}
+
+BOOST_AUTO_TEST_CASE(links_outside_code) {
+  std::vector<docs::Link> links = docs::relative_links(
+      "See [cli](cli.md#the-jit-cache), [here](#testing) and [the site](https://example.com).\n"
+      "`[not a link](nowhere.md)`\n"
+      "```text\n"
+      "[nor this](nowhere.md)\n"
+      "```\n"
+      "[a file](../tests/README.md)\n");
+  BOOST_TEST_REQUIRE(links.size() == 3u);
+  BOOST_TEST(links[0].line == 1);
+  BOOST_TEST(links[0].path == "cli.md");
+  BOOST_TEST(links[0].anchor == "the-jit-cache");
+  BOOST_TEST(links[1].path.empty());
+  BOOST_TEST(links[1].anchor == "testing");
+  BOOST_TEST(links[2].line == 6);
+  BOOST_TEST(links[2].path == "../tests/README.md");
+  BOOST_TEST(links[2].anchor.empty());
+}
+
+BOOST_AUTO_TEST_CASE(anchors_of_headings) {
+  std::set<std::string> anchors = docs::heading_anchors(
+      "# The scan language\n"
+      "### Threads: --threads N\n"
+      "## The docs' examples\n"
+      "## Fast floating-point mode (issue 15) \n"
+      "```sh\n"
+      "# a comment, not a heading\n"
+      "```\n"
+      "#not a heading\n");
+  BOOST_TEST(anchors ==
+             (std::set<std::string>{"the-scan-language", "threads---threads-n", "the-docs-examples",
+                                    "fast-floating-point-mode-issue-15"}));
 }
