@@ -28,8 +28,9 @@
 #                 after the .scan file's own directory (`scangen compile -I`). They, and each
 #                 .scan file's directory, are on the library's private include path too,
 #                 because the generated sources include the imported headers.
-#   SCANGEN       the scangen program: a path or a target (default: the target scangen or
-#                 scangen::scangen, else `scangen` on the PATH).
+#   SCANGEN       the scangen program: a path or a target (default: the cache variable
+#                 SCANGEN_EXECUTABLE when set, e.g. -DSCANGEN_EXECUTABLE=/path/to/scangen; else the
+#                 target scangen or scangen::scangen; else `scangen` on the PATH).
 #
 # The generated sources are regenerated when a .scan file, a header it imports (directly or
 # through other headers: scangen writes a depfile) or scangen itself changes. They name the .scan
@@ -128,14 +129,29 @@ function(scangen_add_library target)
     endif()
     find_package(CUDAToolkit REQUIRED)
   endif()
+  # Messages name what the user wrote: the SCANGEN argument or the SCANGEN_EXECUTABLE variable.
+  set(scangen_origin "SCANGEN ${ARG_SCANGEN}")
   if(NOT ARG_SCANGEN)
-    if(TARGET scangen)
+    if(SCANGEN_EXECUTABLE)
+      set(ARG_SCANGEN ${SCANGEN_EXECUTABLE})
+      set(scangen_origin "SCANGEN_EXECUTABLE ${SCANGEN_EXECUTABLE}")
+    elseif(TARGET scangen)
       set(ARG_SCANGEN scangen)
     elseif(TARGET scangen::scangen)
       set(ARG_SCANGEN scangen::scangen)
     else()
-      find_program(ARG_SCANGEN scangen REQUIRED)
+      find_program(SCANGEN_EXECUTABLE scangen)
+      if(NOT SCANGEN_EXECUTABLE)
+        message(FATAL_ERROR "scangen_add_library(${target}): no scangen program: find_package(scangen) "
+          "gives it, or set SCANGEN_EXECUTABLE (-DSCANGEN_EXECUTABLE=/path/to/scangen), or pass "
+          "SCANGEN <path or target>, or put scangen on the PATH")
+      endif()
+      set(ARG_SCANGEN ${SCANGEN_EXECUTABLE})
     endif()
+  endif()
+  # (A bare name is left to the build's PATH, as any command's.)
+  if(NOT TARGET ${ARG_SCANGEN} AND IS_ABSOLUTE ${ARG_SCANGEN} AND NOT EXISTS ${ARG_SCANGEN})
+    message(FATAL_ERROR "scangen_add_library(${target}): ${scangen_origin}: no such program or target")
   endif()
   if(TARGET ${ARG_SCANGEN})
     # The file too: a target-level dependency alone does not rerun the command for an imported
