@@ -621,6 +621,8 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   // ---- options
   bool ok = true;
   std::set<std::string> seen;
+  // A `steps` whose value is wrong still bounds the scan: no second error says it has no steps.
+  bool steps_given = false;
   for (const ast::ScanOption& opt : s.options) {
     if (!seen.insert(opt.name).second) {
       diags_.report(DiagId::err_duplicate_scan_option, opt.loc, opt.name);
@@ -628,6 +630,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
       continue;
     }
     if (opt.name == "steps") {
+      steps_given = true;
       if (!opt.value) {
         diags_.report(DiagId::err_scan_option_value, opt.loc, "steps", "needs a value: steps = n");
         ok = false;
@@ -684,6 +687,8 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
       f.checkpoint = ast::as<ast::IntLit>(*opt.value).value;
     } else {
       diags_.report(DiagId::err_unknown_scan_option, opt.loc, opt.name);
+      // An unknown option with a value may be a misspelled `steps = n` (`step = n`).
+      steps_given = steps_given || opt.value != nullptr;
       ok = false;
     }
   }
@@ -743,7 +748,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
     }
     ok = ok && seq.value.ok();
   }
-  if (!f.steps && f.sequences.empty()) {
+  if (!steps_given && f.sequences.empty()) {
     diags_.report(DiagId::err_scan_no_steps, s.loc);
     ok = false;
   }
