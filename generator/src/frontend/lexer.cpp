@@ -16,6 +16,23 @@ const char* token_spelling(Tok kind) {
   return "?";
 }
 
+bool continues_line(Tok kind) {
+  switch (kind) {
+    case Tok::Plus: case Tok::Minus: case Tok::Star: case Tok::StarStar: case Tok::Slash:
+    case Tok::Percent: case Tok::At: case Tok::EqEq: case Tok::NotEq: case Tok::Less:
+    case Tok::LessEq: case Tok::Greater: case Tok::GreaterEq: case Tok::AmpAmp:
+    case Tok::PipePipe: case Tok::Question: case Tok::Colon: return true;
+    case Tok::Eof: case Tok::Newline: case Tok::Identifier: case Tok::IntLiteral:
+    case Tok::FloatLiteral: case Tok::StringLiteral: case Tok::KwImport: case Tok::KwFn:
+    case Tok::KwLet: case Tok::KwReturn: case Tok::KwScan: case Tok::KwInit: case Tok::KwUntil:
+    case Tok::KwTrue: case Tok::KwFalse: case Tok::KwF32: case Tok::KwF64: case Tok::KwI32:
+    case Tok::KwI64: case Tok::KwBool: case Tok::LParen: case Tok::RParen: case Tok::LBracket:
+    case Tok::RBracket: case Tok::LBrace: case Tok::RBrace: case Tok::Comma: case Tok::Semicolon:
+    case Tok::Arrow: case Tok::Assign: case Tok::Bang: case Tok::Invalid: return false;
+  }
+  return false;
+}
+
 std::string describe_token(const Token& t) {
   switch (t.kind) {
     case Tok::Identifier: return "'" + t.text + "'";
@@ -55,7 +72,12 @@ class Lexer {
       if (c == '\n') {
         Loc l = here(1);
         advance();
-        if (newlines_significant()) push_newline(l);
+        if (newlines_significant()) {
+          if (!tokens_.empty() && continues_line(tokens_.back().kind))
+            tokens_.back().ends_line = true;
+          else
+            push_newline(l);
+        }
         continue;
       }
       if (is_ident_start(c)) {
@@ -72,7 +94,13 @@ class Lexer {
     Token eof;
     eof.kind = Tok::Eof;
     eof.loc = here(1);
-    close_unclosed(0, eof.loc);
+    // The file ends inside an expression: that is the error, not the blocks it leaves open.
+    bool after_operator = !tokens_.empty() && continues_line(tokens_.back().kind);
+    if (after_operator) {
+      tokens_.back().quiet = true;
+      diags_.report(DiagId::err_eof_after_operator, tokens_.back().loc, tokens_.back().text);
+    }
+    close_unclosed(0, eof.loc, /*report=*/!after_operator);
     if (!tokens_.empty() && tokens_.back().kind != Tok::Newline) {
       Token nl = eof;
       nl.kind = Tok::Newline;
@@ -103,7 +131,7 @@ class Lexer {
   // of its own at `at` so that the parser nests as the lexer does. The parser stays quiet from the
   // first of them that is a '(' or '[' (its newlines were no statement ends, so what follows it
   // cannot be parsed sensibly), or else from the added closers on.
-  void close_unclosed(size_t first, Loc at) {
+  void close_unclosed(size_t first, Loc at, bool report = true) {
     if (first >= open_.size()) return;
     size_t quiet_from = tokens_.size();
     for (size_t i = first; i < open_.size(); ++i)
@@ -113,7 +141,7 @@ class Lexer {
       }
     for (size_t i = open_.size(); i-- > first;) {
       const Token& opener = open_[i].token;
-      diags_.report(DiagId::err_unclosed, opener.loc, opener.text);
+      if (report) diags_.report(DiagId::err_unclosed, opener.loc, opener.text);
       Token closer;
       closer.kind = opener.kind == Tok::LParen     ? Tok::RParen
                     : opener.kind == Tok::LBracket ? Tok::RBracket

@@ -75,8 +75,10 @@ class Parser {
   // Reports what was expected, unless the lexer already reported an error here.
   [[noreturn]] void fail(const std::string& expected) {
     if (abandoned_) throw SyntaxError{};
-    if (!peek().quiet)
-      diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
+    if (!peek().quiet) {
+      Diagnostic& d = diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
+      if (last_ && last_->ends_line) diags_.note(d, DiagId::note_line_continues, last_->loc, last_->text);
+    }
     throw SyntaxError{};
   }
   void skip_newlines() {
