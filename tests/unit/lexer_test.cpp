@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <climits>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -152,6 +153,15 @@ BOOST_AUTO_TEST_CASE(the_file_ends_right_after_an_operator) {
   Lexed l = lex_text("fn f() -> f32 {\n  return 1 *\n");
   BOOST_TEST(l.diags == std::vector<std::string>{"2:12: the file ends right after '*': an expression must follow it"},
              boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(inf_and_nan_are_float_literals) {
+  Lexed l = lex_text("-inf + nan * info");
+  BOOST_TEST(l.diags.empty());
+  BOOST_TEST(kinds(l.tokens) == "'-' FLOAT:inf '+' FLOAT:nan '*' ID:info NL EOF");
+  BOOST_TEST(std::isinf(l.tokens[1].float_value));
+  BOOST_TEST(l.tokens[1].float_value > 0);
+  BOOST_TEST(std::isnan(l.tokens[3].float_value));
 }
 
 BOOST_AUTO_TEST_CASE(line_comments) {

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <unordered_map>
 
 namespace scangen {
@@ -53,6 +54,13 @@ const std::unordered_map<std::string, Tok>& keywords() {
       {"f64", Tok::KwF64},   {"i32", Tok::KwI32},     {"i64", Tok::KwI64},
       {"bool", Tok::KwBool}, {"import", Tok::KwImport}};
   return k;
+}
+
+// Float literals written as words: weak floats, like 0.5.
+const std::unordered_map<std::string, double>& float_words() {
+  static const std::unordered_map<std::string, double> w = {
+      {"inf", std::numeric_limits<double>::infinity()}, {"nan", std::numeric_limits<double>::quiet_NaN()}};
+  return w;
 }
 
 bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -230,6 +238,11 @@ class Lexer {
     t.loc.length = static_cast<int32_t>(t.text.size());
     auto kw = keywords().find(t.text);
     t.kind = kw == keywords().end() ? Tok::Identifier : kw->second;
+    auto word = float_words().find(t.text);
+    if (word != float_words().end()) {
+      t.kind = Tok::FloatLiteral;
+      t.float_value = word->second;
+    }
     tokens_.push_back(std::move(t));
   }
 

@@ -69,7 +69,15 @@ class Parser {
     return true;
   }
   const Token& expect(Tok k, const char* what = nullptr) {
-    if (!at(k)) fail(what ? what : token_spelling(k));
+    if (!at(k)) {
+      // `let inf = ...`: a literal written as a word where a name is declared.
+      if (k == Tok::Identifier && at(Tok::FloatLiteral) && !abandoned_ && !peek().text.empty() &&
+          !(peek().text[0] >= '0' && peek().text[0] <= '9') && peek().text[0] != '.') {
+        diags_.report(DiagId::err_literal_as_name, peek().loc, peek().text);
+        throw SyntaxError{};
+      }
+      fail(what ? what : token_spelling(k));
+    }
     return next();
   }
   // Reports what was expected, unless the lexer already reported an error here.
