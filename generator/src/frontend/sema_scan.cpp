@@ -215,8 +215,11 @@ class TapWalker {
         if (*x) walk(**x);
   }
 
-  void walk_index(const ast::Index& i, bool classify) {
-    if (classify && !i.items.empty() && !i.items[0].is_slice) {
+  // `sequences` is false for the position argument of set/inc, which names where to write in a
+  // value and never makes it a sequence; an output's tap there is still a tap (`set(h[t-1, j], v)`
+  // updates h[t-1]: a bare output is no value).
+  void walk_index(const ast::Index& i, bool sequences) {
+    if (!i.items.empty() && !i.items[0].is_slice) {
       if (auto k = tap_offset(*i.items[0].index)) {
         if (i.base->kind == ast::ExprKind::Name && resolve(ast::as<ast::Name>(*i.base).name) == Ref::ThisOutput) {
           int slot = output_slot(ast::as<ast::Name>(*i.base).name);
@@ -225,7 +228,7 @@ class TapWalker {
           walk_items(i, 1);
           return;
         }
-        if (is_outside(*i.base)) {
+        if (sequences && is_outside(*i.base)) {
           std::string k_text = key(*i.base);
           int slot = -1;
           for (size_t s = 0; s < f_.sequences.size(); ++s)
