@@ -1,5 +1,7 @@
 #include "frontend/parser.h"
 
+#include <cctype>
+
 #include "frontend/lexer.h"
 #include "support/limits.h"
 
@@ -70,9 +72,9 @@ class Parser {
   }
   const Token& expect(Tok k, const char* what = nullptr) {
     if (!at(k)) {
-      // `let inf = ...`: a literal written as a word where a name is declared.
-      if (k == Tok::Identifier && at(Tok::FloatLiteral) && !abandoned_ && !peek().text.empty() &&
-          !(peek().text[0] >= '0' && peek().text[0] <= '9') && peek().text[0] != '.') {
+      // `let inf = ...`: a literal spelled as a word (inf, nan) where a name is declared.
+      bool word_literal = at(Tok::FloatLiteral) && std::isalpha(static_cast<unsigned char>(peek().text[0]));
+      if (k == Tok::Identifier && word_literal && !abandoned_) {
         diags_.report(DiagId::err_literal_as_name, peek().loc, peek().text);
         throw SyntaxError{};
       }
