@@ -144,8 +144,57 @@ void add_pass_options(CLI::App* cmd, PassOptions& o, bool for_ir) {
   }
 }
 
-// NAME=VALUE pairs, matched to the function's parameters.
-std::vector<HostTensor> parse_arguments(const FunctionInfo& fn, const std::vector<std::string>& assignments) {
+bool has_param(const FunctionInfo& fn, const std::string& name) {
+  for (const TensorSpec& param : fn.params)
+    if (param.name == name) return true;
+  return false;
+}
+
+// "'a' and 'b'" and "--fn a or --fn b".
+std::string quoted_list(const std::vector<std::string>& names, const char* prefix, const char* last_sep) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? last_sep : ", ";
+    text += prefix[0] ? prefix + names[i] : "'" + names[i] + "'";
+  }
+  return text;
+}
+
+std::string ran_by_default(const FunctionInfo& ran) {
+  return "; --fn was not given, so scangen ran '" + ran.name + "', the file's first function";
+}
+
+// The end of an argument mismatch when `run` took the file's first function because --fn was not
+// given: it says so, and names the other functions that take exactly the arguments given, else
+// those that take every one of them, else those with the parameter `unknown` that the first
+// function lacks ("" for a missing argument).
+std::string default_function_hint(const std::vector<FunctionInfo>& fns, const FunctionInfo& ran,
+                                  const std::map<std::string, std::string>& given, const std::string& unknown) {
+  std::string hint = ran_by_default(ran);
+  std::vector<std::string> exact, all, some;
+  for (const FunctionInfo& fn : fns) {
+    if (fn.name == ran.name) continue;
+    bool takes_all = !given.empty();
+    for (const auto& entry : given) takes_all = takes_all && has_param(fn, entry.first);
+    if (takes_all && fn.params.size() == given.size()) exact.push_back(fn.name);
+    if (takes_all) all.push_back(fn.name);
+    if (!unknown.empty() && has_param(fn, unknown)) some.push_back(fn.name);
+  }
+  auto suggest = [&](const std::vector<std::string>& names, const std::string& verb_one, const std::string& verb_many) {
+    return hint + "; " + quoted_list(names, "", " and ") + (names.size() == 1 ? verb_one : verb_many) + ": add " +
+           quoted_list(names, "--fn ", " or ");
+  };
+  if (!exact.empty()) return suggest(exact, " takes exactly the arguments given", " take exactly the arguments given");
+  if (!all.empty()) return suggest(all, " takes every argument given", " take every argument given");
+  if (!some.empty()) return suggest(some, " has a parameter '" + unknown + "'", " have a parameter '" + unknown + "'");
+  if (!unknown.empty()) return hint + "; no other function of the file has a parameter '" + unknown + "'";
+  return hint;
+}
+
+// NAME=VALUE pairs, matched to the function's parameters. `by_default`: the function is the first
+// of `fns`, taken because --fn was not given.
+std::vector<HostTensor> parse_arguments(const std::vector<FunctionInfo>& fns, const FunctionInfo& fn, bool by_default,
+                                        const std::vector<std::string>& assignments) {
   std::map<std::string, std::string> given;
   for (const std::string& a : assignments) {
     auto eq = a.find('=');
@@ -155,21 +204,27 @@ std::vector<HostTensor> parse_arguments(const FunctionInfo& fn, const std::vecto
     if (!given.emplace(name, a.substr(eq + 1)).second)
       throw RuntimeError("argument '" + name + "' is given more than once");
   }
+  auto hint = [&](const std::string& wanted) {
+    return by_default && fns.size() > 1 ? default_function_hint(fns, fn, given, wanted) : std::string();
+  };
   std::string params;
   for (const TensorSpec& param : fn.params) params += (params.empty() ? "" : ", ") + param.name;
-  for (const auto& [name, value] : given) {
-    bool known = false;
-    for (const TensorSpec& param : fn.params) known = known || param.name == name;
-    if (!known)
+  for (const auto& [name, value] : given)
+    if (!has_param(fn, name))
       throw RuntimeError("'" + fn.name + "' has no parameter '" + name + "' (its parameters: " +
-                         (params.empty() ? "none" : params) + ")");
-  }
+                         (params.empty() ? "none" : params) + ")" + hint(name));
   std::vector<HostTensor> values;
   for (const TensorSpec& param : fn.params) {
     auto it = given.find(param.name);
     if (it == given.end())
-      throw RuntimeError("missing argument '" + param.name + "' for '" + fn.name + fn.signature + "'");
-    values.push_back(parse_argument(it->second, param.dtype, param.rank, param.name));
+      throw RuntimeError("missing argument '" + param.name + "' for '" + fn.name + fn.signature + "'" + hint(""));
+    try {
+      values.push_back(parse_argument(it->second, param.dtype, param.rank, param.name));
+    } catch (const RuntimeError& e) {
+      // A value that does not fit may be meant for another function's parameter of that name.
+      if (!by_default || fns.size() < 2) throw;
+      throw RuntimeError(e.what() + ran_by_default(fn));
+    }
   }
   return values;
 }
@@ -253,7 +308,7 @@ int cmd_run(const RunOptions& o) {
       return kExitUserError;
     }
   }
-  std::vector<HostTensor> args = parse_arguments(*fn, o.assignments);
+  std::vector<HostTensor> args = parse_arguments(module->functions(), *fn, o.fn.empty(), o.assignments);
   std::vector<HostTensor> results;
   try {
     results = module->call(fn->name, args);

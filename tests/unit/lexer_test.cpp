@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <climits>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -129,6 +130,38 @@ BOOST_AUTO_TEST_CASE(newlines_count_again_inside_braces_inside_parentheses) {
              "ID:sum '(' 'scan' '{' NL ID:y '[' ID:t ']' '=' INT:1 NL 'until' ID:y '[' ID:t ']' '>' INT:0 NL '}' ')' NL EOF");
   // ... and a parenthesis inside that block ignores them again.
   BOOST_TEST(kinds(lex_text("f({\n(a\n+ b)\n})").tokens) == "ID:f '(' '{' NL '(' ID:a '+' ID:b ')' NL '}' ')' NL EOF");
+}
+
+BOOST_AUTO_TEST_CASE(a_newline_after_a_binary_operator_does_not_end_the_statement) {
+  // Every binary operator, `?` and `:` of the conditional included, continues the line.
+  for (const char* op : {"+", "-", "*", "/", "%", "**", "@", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "?", ":"}) {
+    Lexed l = lex_text(std::string("a ") + op + "\nb\nc");
+    BOOST_TEST(l.diags.empty());
+    BOOST_TEST(kinds(l.tokens) == std::string("ID:a '") + op + "' ID:b NL ID:c NL EOF", op);
+    BOOST_TEST(l.tokens[1].ends_line, op);
+  }
+  // Through blank lines and comments; not after '=' or a unary '!', nor before an operator.
+  BOOST_TEST(kinds(lex_text("a +\n\n// why\nb").tokens) == "ID:a '+' ID:b NL EOF");
+  BOOST_TEST(kinds(lex_text("x =\nb").tokens) == "ID:x '=' NL ID:b NL EOF");
+  BOOST_TEST(kinds(lex_text("!\nb").tokens) == "'!' NL ID:b NL EOF");
+  BOOST_TEST(kinds(lex_text("a\n+ b").tokens) == "ID:a NL '+' ID:b NL EOF");
+  BOOST_TEST(!lex_text("a + b\n").tokens[1].ends_line);
+}
+
+BOOST_AUTO_TEST_CASE(the_file_ends_right_after_an_operator) {
+  // One error, at the operator; the block it leaves open is not reported too.
+  Lexed l = lex_text("fn f() -> f32 {\n  return 1 *\n");
+  BOOST_TEST(l.diags == std::vector<std::string>{"2:12: the file ends right after '*': an expression must follow it"},
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(inf_and_nan_are_float_literals) {
+  Lexed l = lex_text("-inf + nan * info");
+  BOOST_TEST(l.diags.empty());
+  BOOST_TEST(kinds(l.tokens) == "'-' FLOAT:inf '+' FLOAT:nan '*' ID:info NL EOF");
+  BOOST_TEST(std::isinf(l.tokens[1].float_value));
+  BOOST_TEST(l.tokens[1].float_value > 0);
+  BOOST_TEST(std::isnan(l.tokens[3].float_value));
 }
 
 BOOST_AUTO_TEST_CASE(line_comments) {

@@ -371,8 +371,10 @@ BOOST_AUTO_TEST_CASE(messages_and_locations) {
   BOOST_TEST(parse_errors("fn f(x: f32[n, +]) -> f32 { return x }") ==
              std::vector<std::string>{"1:16: error: expected a dimension (an integer, a name or '?'), found '+'"});
   BOOST_TEST(parse_errors("let x = 1\n") == std::vector<std::string>{"1:1: error: expected 'fn' at the top level, found 'let'"});
+  // A newline after a binary operator does not end the statement: the '}' is where it fails.
   BOOST_TEST(parse_errors("fn f(x: f32) -> f32 {\n  return x +\n}\n") ==
-             std::vector<std::string>{"2:13: error: expected an expression, found end of line"});
+             (std::vector<std::string>{"3:1: error: expected an expression, found '}'",
+                                       "2:12: note: the line ends with '+', so the expression goes on to the next line"}));
   BOOST_TEST(parse_errors("fn f(x: f32) -> f32 {\n  return x[1:2:3]\n}\n") ==
              std::vector<std::string>{"2:15: error: slices take no step: write 'a:b'"});
   BOOST_TEST(parse_errors("fn f(x: f32) -> f32 {\n  return x[]\n}\n") ==
@@ -441,7 +443,8 @@ BOOST_AUTO_TEST_CASE(recovery_inside_a_scan_body) {
       "}\n");
   BOOST_TEST(p.diags == (std::vector<std::string>{
                             "3:13: error: expected an expression, found '*'",
-                            "4:18: error: expected an expression, found end of line",
+                            "5:3: error: expected an expression, found '}'",
+                            "4:17: note: the line ends with '+', so the expression goes on to the next line",
                         }));
 }
 

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <unordered_map>
 
 namespace scangen {
@@ -14,6 +15,23 @@ const char* token_spelling(Tok kind) {
 #undef TOKEN
   }
   return "?";
+}
+
+bool continues_line(Tok kind) {
+  switch (kind) {
+    case Tok::Plus: case Tok::Minus: case Tok::Star: case Tok::StarStar: case Tok::Slash:
+    case Tok::Percent: case Tok::At: case Tok::EqEq: case Tok::NotEq: case Tok::Less:
+    case Tok::LessEq: case Tok::Greater: case Tok::GreaterEq: case Tok::AmpAmp:
+    case Tok::PipePipe: case Tok::Question: case Tok::Colon: return true;
+    case Tok::Eof: case Tok::Newline: case Tok::Identifier: case Tok::IntLiteral:
+    case Tok::FloatLiteral: case Tok::StringLiteral: case Tok::KwImport: case Tok::KwFn:
+    case Tok::KwLet: case Tok::KwReturn: case Tok::KwScan: case Tok::KwInit: case Tok::KwUntil:
+    case Tok::KwTrue: case Tok::KwFalse: case Tok::KwF32: case Tok::KwF64: case Tok::KwI32:
+    case Tok::KwI64: case Tok::KwBool: case Tok::LParen: case Tok::RParen: case Tok::LBracket:
+    case Tok::RBracket: case Tok::LBrace: case Tok::RBrace: case Tok::Comma: case Tok::Semicolon:
+    case Tok::Arrow: case Tok::Assign: case Tok::Bang: case Tok::Invalid: return false;
+  }
+  return false;
 }
 
 std::string describe_token(const Token& t) {
@@ -38,6 +56,13 @@ const std::unordered_map<std::string, Tok>& keywords() {
   return k;
 }
 
+// Float literals written as words: weak floats, like 0.5.
+const std::unordered_map<std::string, double>& float_words() {
+  static const std::unordered_map<std::string, double> w = {
+      {"inf", std::numeric_limits<double>::infinity()}, {"nan", std::numeric_limits<double>::quiet_NaN()}};
+  return w;
+}
+
 bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
@@ -55,7 +80,12 @@ class Lexer {
       if (c == '\n') {
         Loc l = here(1);
         advance();
-        if (newlines_significant()) push_newline(l);
+        if (newlines_significant()) {
+          if (!tokens_.empty() && continues_line(tokens_.back().kind))
+            tokens_.back().ends_line = true;
+          else
+            push_newline(l);
+        }
         continue;
       }
       if (is_ident_start(c)) {
@@ -72,7 +102,13 @@ class Lexer {
     Token eof;
     eof.kind = Tok::Eof;
     eof.loc = here(1);
-    close_unclosed(0, eof.loc);
+    // The file ends inside an expression: that is the error, not the blocks it leaves open.
+    bool after_operator = !tokens_.empty() && continues_line(tokens_.back().kind);
+    if (after_operator) {
+      tokens_.back().quiet = true;
+      diags_.report(DiagId::err_eof_after_operator, tokens_.back().loc, tokens_.back().text);
+    }
+    close_unclosed(0, eof.loc, /*report=*/!after_operator);
     if (!tokens_.empty() && tokens_.back().kind != Tok::Newline) {
       Token nl = eof;
       nl.kind = Tok::Newline;
@@ -103,7 +139,7 @@ class Lexer {
   // of its own at `at` so that the parser nests as the lexer does. The parser stays quiet from the
   // first of them that is a '(' or '[' (its newlines were no statement ends, so what follows it
   // cannot be parsed sensibly), or else from the added closers on.
-  void close_unclosed(size_t first, Loc at) {
+  void close_unclosed(size_t first, Loc at, bool report = true) {
     if (first >= open_.size()) return;
     size_t quiet_from = tokens_.size();
     for (size_t i = first; i < open_.size(); ++i)
@@ -113,7 +149,7 @@ class Lexer {
       }
     for (size_t i = open_.size(); i-- > first;) {
       const Token& opener = open_[i].token;
-      diags_.report(DiagId::err_unclosed, opener.loc, opener.text);
+      if (report) diags_.report(DiagId::err_unclosed, opener.loc, opener.text);
       Token closer;
       closer.kind = opener.kind == Tok::LParen     ? Tok::RParen
                     : opener.kind == Tok::LBracket ? Tok::RBracket
@@ -202,6 +238,11 @@ class Lexer {
     t.loc.length = static_cast<int32_t>(t.text.size());
     auto kw = keywords().find(t.text);
     t.kind = kw == keywords().end() ? Tok::Identifier : kw->second;
+    auto word = float_words().find(t.text);
+    if (word != float_words().end()) {
+      t.kind = Tok::FloatLiteral;
+      t.float_value = word->second;
+    }
     tokens_.push_back(std::move(t));
   }
 

@@ -1,5 +1,7 @@
 #include "frontend/parser.h"
 
+#include <cctype>
+
 #include "frontend/lexer.h"
 #include "support/limits.h"
 
@@ -69,14 +71,24 @@ class Parser {
     return true;
   }
   const Token& expect(Tok k, const char* what = nullptr) {
-    if (!at(k)) fail(what ? what : token_spelling(k));
+    if (!at(k)) {
+      // `let inf = ...`: a literal spelled as a word (inf, nan) where a name is declared.
+      bool word_literal = at(Tok::FloatLiteral) && std::isalpha(static_cast<unsigned char>(peek().text[0]));
+      if (k == Tok::Identifier && word_literal && !abandoned_) {
+        diags_.report(DiagId::err_literal_as_name, peek().loc, peek().text);
+        throw SyntaxError{};
+      }
+      fail(what ? what : token_spelling(k));
+    }
     return next();
   }
   // Reports what was expected, unless the lexer already reported an error here.
   [[noreturn]] void fail(const std::string& expected) {
     if (abandoned_) throw SyntaxError{};
-    if (!peek().quiet)
-      diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
+    if (!peek().quiet) {
+      Diagnostic& d = diags_.report(DiagId::err_expected, peek().loc, expected, describe_token(peek()));
+      if (last_ && last_->ends_line) diags_.note(d, DiagId::note_line_continues, last_->loc, last_->text);
+    }
     throw SyntaxError{};
   }
   void skip_newlines() {

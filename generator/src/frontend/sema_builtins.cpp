@@ -299,11 +299,23 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
       return SValue::invalid();
     }
     const auto& target = ast::as<ast::Index>(*c.args[0]);
-    SValue x = single(expr(*target.base, scope), target.base->loc);
+    // set(h[t - 1, i], v): the step of an output, then the position in it.
+    const TapRead* tap = tap_read_of(target);
+    if (tap && tap->kind != TapRead::Kind::Output) tap = nullptr;
+    size_t first = tap ? 1 : 0;
+    SValue x;
+    if (tap && target.items.size() == 1) {
+      diags_.report(DiagId::err_set_whole_step, target.loc, ast::to_source(target), ast::to_source(*target.base), n,
+                    ast::to_source(*target.items[0].index));
+    } else if (tap) {
+      x = output_read(*tap->frame, tap->slot, tap->k, target, target.loc);
+    } else if (!misread_output(target, scope)) {
+      x = single(expr(*target.base, scope), target.base->loc);
+    }
     if (x.ok() && x.weak) x = materialize(x, is_float(x.dtype()) ? DType::F32 : DType::I64, c.loc);
     std::vector<ir::IndexSpec> specs;
     std::vector<Value> operands;
-    bool ok = x.ok() && index_specs(x.type(), target.items, 0, scope, target.loc, &specs, &operands);
+    bool ok = x.ok() && index_specs(x.type(), target.items, first, scope, target.loc, &specs, &operands);
     SValue v = arg(1);
     if (!ok || !v.ok()) return SValue::invalid();
     DType d = x.dtype();

@@ -357,9 +357,15 @@ SValue Analyzer::name(const ast::Name& n, Scope& scope) {
       SValue v = SValue::tensor(b->frame->index_param, n.loc);
       return v;
     }
-    case Binding::Kind::Output:
-      diags_.report(DiagId::err_output_bare_name, n.loc, n.name, b->frame->index_name);
+    case Binding::Kind::Output: {
+      // In its own definition, the current step would be a cycle: point to the previous one.
+      const ScanFrame::Output& out = b->frame->outputs[size_t(b->slot)];
+      DiagId id = out.progress != Progress::InProgress ? DiagId::err_output_bare_name
+                  : out.is_state()                     ? DiagId::err_state_bare_name_own
+                                                       : DiagId::err_output_bare_name_own;
+      diags_.report(id, n.loc, n.name, b->frame->index_name);
       return SValue::invalid();
+    }
     case Binding::Kind::Let: return let_read(*b->frame, b->slot, n.name, n.loc);
   }
   return SValue::invalid();
@@ -536,19 +542,35 @@ SValue Analyzer::index_expr(const ast::Index& e, Scope& scope) {
     if (!row.ok()) return row;
     return apply_index(row, e.items, 1, scope, e.loc);
   }
-  // An output of a scan indexed other than at a step is a mistake worth its own message.
-  if (e.base->kind == ast::ExprKind::Name) {
-    Binding* b = scope.find(ast::as<ast::Name>(*e.base).name);
-    if (b && b->kind == Binding::Kind::Output) {
-      const std::string& index = b->frame->index_name;
-      bool at_step = !e.items.empty() && e.items[0].index && mentions(*e.items[0].index, index);
-      diags_.report(at_step ? DiagId::err_tap_not_literal : DiagId::err_state_bad_index, e.loc,
-                    ast::as<ast::Name>(*e.base).name, index);
-      return SValue::invalid();
-    }
-  }
+  if (misread_output(e, scope)) return SValue::invalid();
   SValue base = expr(*e.base, scope);
   return apply_index(base, e.items, 0, scope, e.loc);
+}
+
+// An output of a scan indexed other than at a step is a mistake worth its own message.
+bool Analyzer::misread_output(const ast::Index& e, Scope& scope) {
+  if (e.base->kind != ast::ExprKind::Name) return false;
+  Binding* b = scope.find(ast::as<ast::Name>(*e.base).name);
+  if (!b || b->kind != Binding::Kind::Output) return false;
+  const std::string& index = b->frame->index_name;
+  auto at_step = [&](size_t i) { return e.items[i].index && mentions(*e.items[i].index, index); };
+  // `t`, `t + k` or `t - k` with a literal k.
+  auto step_form = [&](size_t i) {
+    const ast::Expr* x = e.items[i].index.get();
+    if (x && x->kind == ast::ExprKind::Binary) {
+      const auto& sum = ast::as<ast::Binary>(*x);
+      if ((sum.op == ast::BinaryOp::Add || sum.op == ast::BinaryOp::Sub) && sum.rhs->kind == ast::ExprKind::IntLit)
+        x = sum.lhs.get();
+    }
+    return x && x->kind == ast::ExprKind::Name && ast::as<ast::Name>(*x).name == index;
+  };
+  DiagId id = DiagId::err_state_bad_index;
+  if (!e.items.empty() && at_step(0)) id = DiagId::err_tap_not_literal;
+  // `h[j, t - 1]`: the step is there, but only the first index is the step.
+  for (size_t i = 1; i < e.items.size(); ++i)
+    if (step_form(i) || (id == DiagId::err_state_bad_index && at_step(i))) id = DiagId::err_step_not_first;
+  diags_.report(id, e.loc, ast::as<ast::Name>(*e.base).name, index);
+  return true;
 }
 
 // ---- expressions

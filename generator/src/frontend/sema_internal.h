@@ -244,6 +244,8 @@ class Analyzer {
   // where(c, a, b) and c ? a : b; `name` is "where" or "?:".
   SValue select(SValue c, SValue a, SValue b, Loc loc, const char* name);
   SValue index_expr(const ast::Index& e, Scope& scope);
+  // Reports (and returns true for) an output of a scan indexed other than at a step.
+  bool misread_output(const ast::Index& e, Scope& scope);
   // Analyzes index items [first, end) against a value of type `base`; false when errors were reported.
   bool index_specs(const ir::Type& base, const std::vector<ast::IndexItem>& items, size_t first, Scope& scope,
                    Loc loc, std::vector<ir::IndexSpec>* specs, std::vector<ir::Value>* operands,

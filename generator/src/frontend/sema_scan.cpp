@@ -215,8 +215,11 @@ class TapWalker {
         if (*x) walk(**x);
   }
 
-  void walk_index(const ast::Index& i, bool classify) {
-    if (classify && !i.items.empty() && !i.items[0].is_slice) {
+  // `sequences` is false for the position argument of set/inc, which names where to write in a
+  // value and never makes it a sequence; an output's tap there is still a tap (`set(h[t-1, j], v)`
+  // updates h[t-1]: a bare output is no value).
+  void walk_index(const ast::Index& i, bool sequences) {
+    if (!i.items.empty() && !i.items[0].is_slice) {
       if (auto k = tap_offset(*i.items[0].index)) {
         if (i.base->kind == ast::ExprKind::Name && resolve(ast::as<ast::Name>(*i.base).name) == Ref::ThisOutput) {
           int slot = output_slot(ast::as<ast::Name>(*i.base).name);
@@ -225,7 +228,7 @@ class TapWalker {
           walk_items(i, 1);
           return;
         }
-        if (is_outside(*i.base)) {
+        if (sequences && is_outside(*i.base)) {
           std::string k_text = key(*i.base);
           int slot = -1;
           for (size_t s = 0; s < f_.sequences.size(); ++s)
@@ -621,6 +624,8 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   // ---- options
   bool ok = true;
   std::set<std::string> seen;
+  // A `steps` whose value is wrong still bounds the scan: no second error says it has no steps.
+  bool steps_given = false;
   for (const ast::ScanOption& opt : s.options) {
     if (!seen.insert(opt.name).second) {
       diags_.report(DiagId::err_duplicate_scan_option, opt.loc, opt.name);
@@ -628,6 +633,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
       continue;
     }
     if (opt.name == "steps") {
+      steps_given = true;
       if (!opt.value) {
         diags_.report(DiagId::err_scan_option_value, opt.loc, "steps", "needs a value: steps = n");
         ok = false;
@@ -684,6 +690,8 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
       f.checkpoint = ast::as<ast::IntLit>(*opt.value).value;
     } else {
       diags_.report(DiagId::err_unknown_scan_option, opt.loc, opt.name);
+      // An unknown option with a value may be a misspelled `steps = n` (`step = n`).
+      steps_given = steps_given || opt.value != nullptr;
       ok = false;
     }
   }
@@ -743,7 +751,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
     }
     ok = ok && seq.value.ok();
   }
-  if (!f.steps && f.sequences.empty()) {
+  if (!steps_given && f.sequences.empty()) {
     diags_.report(DiagId::err_scan_no_steps, s.loc);
     ok = false;
   }

@@ -68,6 +68,10 @@ enum class Tok {
 
 const char* token_spelling(Tok kind);
 
+// A binary operator of expressions (the `?` and `:` of `c ? a : b` included): a newline right
+// after one does not end the statement. `=` and `->` are not among them.
+bool continues_line(Tok kind);
+
 struct Token {
   Tok kind = Tok::Eof;
   std::string text;  // the characters of the token as written
@@ -75,6 +79,9 @@ struct Token {
   int64_t int_value = 0;    // IntLiteral
   double float_value = 0;   // FloatLiteral
   bool int_overflow = false;
+  // A binary operator at the end of a line (its newline was skipped): an expression must follow on
+  // a later line.
+  bool ends_line = false;
   // The lexer already reported an error that makes the parser's view of this token unreliable (an
   // unclosed or mismatched bracket, an invalid character): the parser reports nothing here.
   bool quiet = false;
