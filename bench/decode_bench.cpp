@@ -1,12 +1,11 @@
-// Decoding (issue 17): the decoders of samples/viterbi.scan and samples/beam_search.scan written by
-// hand in plain C++ (bench/decoders_handwritten.cpp, no BLAS), timed per decoded sequence:
+// Decoding (issue 17): the decoders of samples/viterbi.scan and samples/beam_search.scan compiled by
+// scangen, against the same algorithms written by hand in plain C++ (bench/decoders_handwritten.cpp,
+// no BLAS) in the same run. Before timing, both sides decode the benchmark's inputs once and must
+// agree bit for bit. It prints the time per decoded sequence and the ratios the targets speak of:
 //
-// - beam search, beam 8, vocabulary 32,000, hidden 512, 64 output steps (f32, one CPU thread);
-// - Viterbi, 64 states, 10^5 observations.
-//
-// The samples wait in tools/pending/ for the builtins they need; the commit that moves them to
-// samples/ adds their scangen-compiled side here, checked against this one before timing, and the
-// ratios the targets speak of (scangen / hand-written <= 1.2 and <= 1.1).
+// - beam search, beam 8, vocabulary 32,000, hidden 512, 64 output steps (f32, one CPU thread):
+//   scangen / hand-written <= 1.2;
+// - Viterbi, 64 states, 10^5 observations: scangen / hand-written <= 1.1.
 //
 //   build/bin/scangen_decode_bench
 #include <benchmark/benchmark.h>
@@ -18,6 +17,8 @@
 
 #include "bench_support.h"
 #include "decoders_handwritten.h"
+#include "scangen_decode_kernels_scangen/beam_search.h"
+#include "scangen_decode_kernels_scangen/viterbi.h"
 
 namespace {
 
@@ -72,24 +73,65 @@ scangen_bench::Decoded viterbi_handwritten() {
                                 kSymbols, kObservations);
 }
 
+decode::beam_search_results beam_generated() {
+  const BeamInputs& in = beam_inputs();
+  return decode::beam_search({in.E.data(), {kVocab, kHidden}}, {in.W.data(), {kHidden, kHidden}},
+                             {in.Wout.data(), {kHidden, kVocab}}, {in.h0.data(), {kHidden}}, kBos, kEos, kBeam,
+                             kOutputSteps);
+}
+
+decode::viterbi_results viterbi_generated() {
+  const ViterbiInputs& in = viterbi_inputs();
+  return decode::viterbi({in.log_pi.data(), {kStates}}, {in.log_A.data(), {kStates, kStates}},
+                         {in.log_B.data(), {kStates, kSymbols}}, {in.obs.data(), {kObservations}});
+}
+
+void BM_beam_search_scangen(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(beam_generated());
+}
+
 void BM_beam_search_handwritten(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(beam_handwritten());
+}
+
+void BM_viterbi_scangen(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(viterbi_generated());
 }
 
 void BM_viterbi_handwritten(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(viterbi_handwritten());
 }
 
+SCANGEN_BENCHMARK(BM_beam_search_scangen);
 SCANGEN_BENCHMARK(BM_beam_search_handwritten);
+SCANGEN_BENCHMARK(BM_viterbi_scangen);
 SCANGEN_BENCHMARK(BM_viterbi_handwritten);
 
-void print_times(const scangen_bench::TimesReporter& r) {
+void print_ratios(const scangen_bench::TimesReporter& r) {
   std::printf("\nms per decoded sequence (fastest repetition):\n");
-  for (const char* name : {"BM_beam_search_handwritten", "BM_viterbi_handwritten"})
+  for (const char* name : {"BM_beam_search_scangen", "BM_beam_search_handwritten", "BM_viterbi_scangen",
+                           "BM_viterbi_handwritten"})
     if (r.time(name) > 0) std::printf("  %-30s %9.2f ms\n", name, r.time(name));
+  std::printf("\nratios (time / time):\n");
+  auto ratio = [&](const char* a, const char* b, const char* target) {
+    const double x = r.time(a), y = r.time(b);
+    if (x > 0 && y > 0) std::printf("  %-24s / %-28s %6.2fx  (target %s)\n", a, b, x / y, target);
+  };
+  ratio("BM_beam_search_scangen", "BM_beam_search_handwritten", "<= 1.2x");
+  ratio("BM_viterbi_scangen", "BM_viterbi_handwritten", "<= 1.1x");
 }
 
-// The benchmark's inputs must give what the benchmark describes: every output step runs.
+// Both sides give the same tokens and the same score, bit for bit (the same operations in the
+// same order), and the inputs give what the benchmark describes: every output step runs.
+bool same(const char* what, const scangen::Tensor<int64_t>& tokens, float score, const scangen_bench::Decoded& d) {
+  bool ok = int64_t(tokens.size()) == int64_t(d.tokens.size()) && score == d.score;
+  for (int64_t i = 0; ok && i < int64_t(tokens.size()); ++i) ok = tokens[i] == d.tokens[size_t(i)];
+  if (!ok)
+    std::fprintf(stderr, "%s: scangen and the hand-written decoder disagree: %lld tokens, score %.9g against %zu, %.9g\n",
+                 what, (long long)tokens.size(), double(score), d.tokens.size(), double(d.score));
+  return ok;
+}
+
 bool check_inputs() {
   const scangen_bench::Decoded beam = beam_handwritten();
   if (beam.steps != kOutputSteps || int64_t(beam.tokens.size()) != kOutputSteps) {
@@ -97,12 +139,15 @@ bool check_inputs() {
                  beam.tokens.size(), (long long)kOutputSteps);
     return false;
   }
-  return std::isfinite(viterbi_handwritten().score);
+  const decode::beam_search_results beam_g = beam_generated();
+  const decode::viterbi_results viterbi_g = viterbi_generated();
+  return same("beam search", beam_g.tokens, beam_g.score, beam) &&
+         same("viterbi", viterbi_g.path, viterbi_g.score, viterbi_handwritten());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (!check_inputs()) return 1;
-  return scangen_bench::run_comparison(argc, argv, print_times);
+  return scangen_bench::run_comparison(argc, argv, print_ratios);
 }

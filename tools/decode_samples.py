@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The expected outputs of the decoding samples, computed with NumPy independently of scangen.
 
-Writes the manifests samples/edit_distance.runs.json, viterbi.runs.json and beam_search.runs.json
-(samples/README.md; the last two in tools/pending/ until the builtins they need land). The references below follow the samples'
+Writes the manifests samples/edit_distance.runs.json, samples/viterbi.runs.json and
+samples/beam_search.runs.json (samples/README.md). The references below follow the samples'
 definitions in the samples' dtypes and operation order (f32 sums and matrix products accumulated
 left to right from 0, one rounding per operation), so that the floats printed are the ones every
 backend must print. The tests never run Python: rerun this only to change the runs.
@@ -19,7 +19,6 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
-PENDING = ROOT / "tools" / "pending"
 f32 = np.float32
 LIBM = ctypes.CDLL("libm.so.6")
 for name in ("tanhf", "expf", "logf"):
@@ -279,12 +278,9 @@ def beam_search_runs():
                            "ended; a reverse scan backtracks the best.", "runs": runs}
 
 if __name__ == "__main__":
-    # viterbi and beam_search wait in tools/pending/ for the builtins they need (gathers, argmax,
-    # top_k, reshape, transpose, flip, concat, inf): samples/ runs every manifest as a test.
-    manifests = {"edit_distance": (SAMPLES, edit_distance_runs()), "viterbi": (PENDING, viterbi_runs()),
-                 "beam_search": (PENDING, beam_search_runs())}
-    for name, (directory, manifest) in manifests.items():
-        path = directory / (name + ".runs.json")
+    manifests = {"edit_distance": edit_distance_runs(), "viterbi": viterbi_runs(), "beam_search": beam_search_runs()}
+    for name, manifest in manifests.items():
+        path = SAMPLES / (name + ".runs.json")
         lines = ["{", '  "description": %s,' % json.dumps(manifest["description"]), '  "runs": [']
         lines.append(",\n".join("    " + json.dumps(run, separators=(", ", ": ")) for run in manifest["runs"]))
         lines += ["  ]", "}"]
