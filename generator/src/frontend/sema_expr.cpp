@@ -445,8 +445,13 @@ bool Analyzer::index_specs(const ir::Type& base, const std::vector<ast::IndexIte
     const ast::IndexItem& item = items[i];
     ir::IndexSpec spec;
     if (!item.is_slice) {
-      SValue idx = to_index_i64(i == first && first_value ? *first_value : expr(*item.index, scope), item.index->loc,
-                                "an index");
+      SValue given = i == first && first_value ? *first_value : single(expr(*item.index, scope), item.index->loc);
+      if (given.ok() && !given.type().is_scalar() && i > first) {
+        diags_.report(DiagId::err_gather_not_first, item.index->loc);
+        ok = false;
+        continue;
+      }
+      SValue idx = to_index_i64(given, item.index->loc, "an index");
       if (!idx.ok()) {
         ok = false;
         continue;
