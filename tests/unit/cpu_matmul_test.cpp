@@ -163,6 +163,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(negative_zero_products_sum_to_positive_zero, T, Ty
     check_shape<T>(m, k, n, Values::NegativeZeros, rng);
 }
 
+// More than kMaxRows rows (up to kStreamWideRows) times a b beyond kStreamWideBytes: one group of
+// rows over b in place, with the narrower last tile at the right edge.
+BOOST_AUTO_TEST_CASE_TEMPLATE(wide_streaming_rows, T, Types) {
+  std::mt19937_64 rng(19);
+  const int64_t k = 65;
+  const int64_t n = mm::kStreamWideBytes / (k * int64_t(sizeof(T))) + mm::kWidth<T> + 3;
+  for (int64_t m : {int64_t(mm::kMaxRows + 1), int64_t(5), int64_t(mm::kStreamWideRows)})
+    check_shape<T>(m, k, n, Values::Ordinary, rng);
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(large, T, Types) {
   std::mt19937_64 rng(18);
   check_shape<T>(300, 600, 550, Values::Ordinary, rng);

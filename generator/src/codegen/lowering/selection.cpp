@@ -125,7 +125,7 @@ Tensor GraphLowering::arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest
     if (dest) F.store(dest, lir::i64(0), out.scalar);
     return out;
   }
-  // View x as [outer, length, inner]; a thread per output element on a GPU.
+  // View x as [outer, length, inner].
   int axis = *n.axis();
   ExprRef inner = F.product({x.dims.begin() + axis + 1, x.dims.end()}, "inner");
   ExprRef length = x.dims[size_t(axis)];
@@ -133,11 +133,37 @@ Tensor GraphLowering::arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest
   ExprRef count = F.product(out.dims, "count");
   F.check(lir::logical_or(lir::ge(length, lir::i64(1)), lir::eq(count, lir::i64(0))), n.loc(),
           {{name + " over an axis of size 0", nullptr}});
-  F.loop("e", lir::i64(0), count, lir::LoopKind::Vector, [&](ExprRef e) {
-    ExprRef o = F.let("outer", lir::quotient(e, inner));
-    ExprRef base = F.let("base", lir::add(lir::mul(lir::mul(o, length), inner), lir::sub(e, lir::mul(o, inner))));
-    F.store(out.data, e, first_extreme(base, length, inner));
-  });
+  if (axis + 1 == x.rank) {
+    // Along the last axis: one walk per output element (a thread each on a GPU).
+    F.loop("e", lir::i64(0), count, lir::LoopKind::Vector,
+           [&](ExprRef e) { F.store(out.data, e, first_extreme(lir::mul(e, length), length, lir::i64(1))); });
+    return out;
+  }
+  // Along another axis: the reduction's order (for each k, a select over the `inner` contiguous
+  // elements), which vectorizes; the best values so far live in a buffer of one outer row.
+  std::string best_storage;
+  ExprRef best_count;
+  ExprRef best = F.buffer_for(nullptr, "best", x.dtype, {inner}, {n.loc(), name + "'s values"}, &best_storage, &best_count);
+  F.loop("o", lir::i64(0), lir::select(lir::eq(length, lir::i64(0)), lir::i64(0), F.product({x.dims.begin(), x.dims.begin() + axis}, "outer")),
+         lir::LoopKind::Serial, [&](ExprRef o) {
+           ExprRef out_row = F.let("out_row", lir::mul(o, inner));
+           ExprRef in_row = F.let("in_row", lir::mul(lir::mul(o, length), inner));
+           F.loop("j", lir::i64(0), inner, lir::LoopKind::Vector, [&](ExprRef j) {
+             F.store(best, j, lir::load(x.data, lir::add(in_row, j)));
+             F.store(out.data, lir::add(out_row, j), lir::i64(0));
+           });
+           F.loop("k", lir::i64(1), length, lir::LoopKind::Serial, [&](ExprRef k) {
+             ExprRef in_k = F.let("in_k", lir::add(in_row, lir::mul(k, inner)));
+             F.loop("j", lir::i64(0), inner, lir::LoopKind::Vector, [&](ExprRef j) {
+               ExprRef e = F.let("element", lir::load(x.data, lir::add(in_k, j)));
+               ExprRef held = F.let("held", lir::load(best, j));
+               ExprRef take = F.let("take", better(e, held));
+               F.store(best, j, lir::select(take, e, held));
+               ExprRef at = lir::add(out_row, j);
+               F.store(out.data, at, lir::select(take, k, lir::load(out.data, at)));
+             });
+           });
+         });
   return out;
 }
 
