@@ -79,7 +79,9 @@ BOOST_AUTO_TEST_CASE(viterbi_gives_the_manifest_results) {
 BOOST_AUTO_TEST_CASE(beam_search_gives_the_manifest_results) {
   for (auto& [args, expected] : successful_runs("beam_search.runs.json")) {
     const Array& E = args.at("E");
-    auto scalar = [&](const char* name) { return args.at(name).ints.at(0); };
+    // A reference, not the binding: clang 14 lambdas cannot capture structured bindings.
+    const auto& named = args;
+    auto scalar = [&named](const char* name) { return named.at(name).ints.at(0); };
     const auto got = scangen_bench::beam_search(E.floats.data(), args.at("W").floats.data(),
                                                 args.at("Wout").floats.data(), args.at("h0").floats.data(),
                                                 E.shape[0], E.shape[1], scalar("bos"), scalar("eos"), scalar("beam"),
