@@ -3,6 +3,7 @@ with NumPy (run in a virtual environment with numpy; the tests never need Python
 import json
 import math
 import pathlib
+import re
 
 import numpy as np
 
@@ -19,7 +20,7 @@ def show(value, f32=True):
         if math.isinf(x):
             return "Infinity" if x > 0 else "-Infinity"
         if x == int(x) and abs(x) < 1e15:
-            return str(int(x)) if not (x == 0 and math.copysign(1, x) < 0) else "-0"
+            return str(int(x)) if not (x == 0 and math.copysign(1, x) < 0) else "-0.0"
         return ("%.9g" if f32 else "%.17g") % x
     return str(int(value))
 
@@ -27,6 +28,8 @@ def show(value, f32=True):
 def arg(name, value):
     # Non-finite arguments are JSON strings ("NaN"); results print them bare.
     text = show(np.asarray(value).tolist() if isinstance(value, np.ndarray) else value)
+    # A JSON -0 is the integer 0: negative zeros go in as -0.0.
+    text = re.sub(r"(?<![\d.])-0(?![\d.])", "-0.0", text)
     return "%s=%s" % (name, text.replace("NaN", '"NaN"'))
 
 
@@ -142,8 +145,29 @@ def joined_runs():
     return runs
 
 
+def paired_runs():
+    nan = float("nan")
+    runs = []
+    for x in ([[[1, 5], [3, 5], [2, -1]], [[0.0, -0.0], [-0.0, 0.0], [nan, 1]]],
+              [[[2, nan, 3]], [[-1, -2, -3]]],
+              [[[-0.0, 0.0], [0.0, -0.0]]]):
+        a = np.array(x, dtype=np.float32)
+        # NumPy's max/min propagate NaN; its argmax/argmin take the first NaN, else the first extreme.
+        out = [np.max(a, axis=1).tolist(), np.argmax(a, axis=1).tolist(), np.min(a, axis=1).tolist(),
+               np.argmin(a, axis=1).tolist()]
+        # Of equal zeros the first is kept (its sign too), as the scalar max/min keep their first operand.
+        for name, pick in ((0, np.argmax), (2, np.argmin)):
+            at = pick(a, axis=1)
+            for i in range(a.shape[0]):
+                for k in range(a.shape[2]):
+                    if not math.isnan(out[name][i][k]):
+                        out[name][i][k] = float(a[i, at[i, k], k])
+        runs.append({"fn": "paired", "args": [arg("x", x)], "stdout": show(out)})
+    return runs
+
+
 if __name__ == "__main__":
-    runs = (extremes_runs() + best_runs() + rows_runs() + layout_runs() + mixed_runs() + pointer_walk_runs() +
+    runs = (paired_runs() + extremes_runs() + best_runs() + rows_runs() + layout_runs() + mixed_runs() + pointer_walk_runs() +
             joined_runs())
     manifest = {"description": "argmax/argmin, top_k, gathers, transpose, reshape, flip, concat and stack "
                                "against NumPy, in and out of scans, with their run-time errors.", "runs": runs}

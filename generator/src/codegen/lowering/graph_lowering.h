@@ -134,5 +134,11 @@ class GraphLowering {
   std::unordered_map<const ir::Node*, bool> available_memo_;
   std::unordered_map<const ir::Node*, bool> may_fail_memo_;
   std::unordered_map<std::pair<const ir::Node*, int>, int, PairHash> uses_;
+  std::unordered_map<const ir::Node*, std::vector<const ir::Node*>> users_;
+  // The extreme values an argmax/argmin along a (non-last) axis found, by its node: a max/min of
+  // the same value along the same axis is these values (selection.cpp, products.cpp).
+  std::unordered_map<const ir::Node*, Tensor> arg_extremes_;
+  // The argmax/argmin whose extremes are n's result, if one is computed in this graph.
+  const ir::ArgReduceNode* extremes_sibling(const ir::ReduceNode& n);
 };
 }  // namespace scangen::codegen::lowering

@@ -62,6 +62,23 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
     if (dest) F.store(dest, lir::i64(0), out.scalar);
     return out;
   }
+  // The extremes an argmax/argmin of the same value along the same axis finds anyway.
+  if (const ir::ArgReduceNode* sibling = extremes_sibling(n)) {
+    ExprRef length = xd[size_t(*n.axis())];
+    std::vector<ExprRef> out_dims = xd;
+    out_dims.erase(out_dims.begin() + *n.axis());
+    F.check(lir::logical_or(lir::ge(length, lir::i64(1)), lir::eq(F.product(out_dims, "count"), lir::i64(0))), n.loc(),
+            {{std::string(name) + " over an axis of size 0", nullptr}});
+    value(sibling->output(0));
+    Tensor t = arg_extremes_.at(sibling);
+    if (dest) {
+      F.copy(dest, t.data, F.product(t.dims, "count"));
+      t.data = dest;
+      t.storage.clear();
+      t.whole = false;
+    }
+    return t;
+  }
   // Along one axis: view x as [outer, length, inner] and keep the order of the interpreter
   // (for each output element, its inputs in increasing k), vectorized over `inner`.
   int axis = *n.axis();

@@ -140,31 +140,50 @@ Tensor GraphLowering::arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest
     return out;
   }
   // Along another axis: the reduction's order (for each k, a select over the `inner` contiguous
-  // elements), which vectorizes; the best values so far live in a buffer of one outer row.
-  std::string best_storage;
+  // elements), which vectorizes. The best values are kept: they are max(x, axis) (or min), which a
+  // reduction of the same value along the same axis takes instead of a pass of its own.
+  Tensor extremes;
+  extremes.dtype = x.dtype;
+  extremes.rank = out.rank;
+  extremes.dims = out.dims;
   ExprRef best_count;
-  ExprRef best = F.buffer_for(nullptr, "best", x.dtype, {inner}, {n.loc(), name + "'s values"}, &best_storage, &best_count);
+  ExprRef best = F.buffer_for(nullptr, "best", x.dtype, out.dims, {n.loc(), "the value"}, &extremes.storage, &best_count);
+  extremes.data = best;
+  extremes.whole = true;
+  arg_extremes_[&n] = extremes;
   F.loop("o", lir::i64(0), lir::select(lir::eq(length, lir::i64(0)), lir::i64(0), F.product({x.dims.begin(), x.dims.begin() + axis}, "outer")),
          lir::LoopKind::Serial, [&](ExprRef o) {
            ExprRef out_row = F.let("out_row", lir::mul(o, inner));
            ExprRef in_row = F.let("in_row", lir::mul(lir::mul(o, length), inner));
            F.loop("j", lir::i64(0), inner, lir::LoopKind::Vector, [&](ExprRef j) {
-             F.store(best, j, lir::load(x.data, lir::add(in_row, j)));
+             F.store(best, lir::add(out_row, j), lir::load(x.data, lir::add(in_row, j)));
              F.store(out.data, lir::add(out_row, j), lir::i64(0));
            });
            F.loop("k", lir::i64(1), length, lir::LoopKind::Serial, [&](ExprRef k) {
              ExprRef in_k = F.let("in_k", lir::add(in_row, lir::mul(k, inner)));
              F.loop("j", lir::i64(0), inner, lir::LoopKind::Vector, [&](ExprRef j) {
                ExprRef e = F.let("element", lir::load(x.data, lir::add(in_k, j)));
-               ExprRef held = F.let("held", lir::load(best, j));
-               ExprRef take = F.let("take", better(e, held));
-               F.store(best, j, lir::select(take, e, held));
                ExprRef at = lir::add(out_row, j);
+               ExprRef held = F.let("held", lir::load(best, at));
+               ExprRef take = F.let("take", better(e, held));
+               F.store(best, at, lir::select(take, e, held));
                F.store(out.data, at, lir::select(take, k, lir::load(out.data, at)));
              });
            });
          });
   return out;
+}
+
+const ir::ArgReduceNode* GraphLowering::extremes_sibling(const ir::ReduceNode& n) {
+  bool largest = n.op() == ir::ReduceOp::Max;
+  if ((!largest && n.op() != ir::ReduceOp::Min) || !n.axis() || *n.axis() + 1 == n.input(0).type().rank()) return nullptr;
+  auto it = users_.find(n.input(0).node.get());
+  if (it == users_.end()) return nullptr;
+  for (const ir::Node* user : it->second) {
+    const auto* a = user->as<ir::ArgReduceNode>();
+    if (a && a->input(0) == n.input(0) && a->axis() == n.axis() && a->op() == n.op()) return a;
+  }
+  return nullptr;
 }
 
 Tensor GraphLowering::top_k(const ir::TopKNode& n, const ExprRef& dest) {

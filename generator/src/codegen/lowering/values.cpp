@@ -12,7 +12,10 @@ namespace scangen::codegen::lowering {
 GraphLowering::GraphLowering(FunctionLowering& f, const ir::Graph& g, std::vector<Tensor> params)
     : F(f), params_(std::move(params)) {
   for (const ir::Node* n : ir::topological_order(g))
-    for (const Value& in : n->inputs()) ++uses_[{in.node.get(), in.index}];
+    for (const Value& in : n->inputs()) {
+      ++uses_[{in.node.get(), in.index}];
+      users_[in.node.get()].push_back(n);
+    }
   for (const Value& r : g.results) ++uses_[{r.node.get(), r.index}];
 }
 
