@@ -273,18 +273,21 @@ template <class T> SCANGEN_SCALAR_FN T max(T a, T b) {
 }
 
 // The orders of argmax, argmin and top_k (NumPy's): NaN ranks beyond every number, so the first
-// NaN wins; otherwise a strict comparison, so the first of equal elements stays.
+// NaN wins; otherwise a strict comparison, so the first of equal elements stays. Branch-free, so
+// that a loop of selects over them vectorizes.
 template <class T> SCANGEN_SCALAR_FN bool ranks_above(T a, T b) {
   if constexpr (is_float_v<T>) {
-    if (a != a) return b == b;
+    return (a > b) | ((a != a) & (b == b));
+  } else {
+    return a > b;
   }
-  return a > b;
 }
 template <class T> SCANGEN_SCALAR_FN bool ranks_below(T a, T b) {
   if constexpr (is_float_v<T>) {
-    if (a != a) return b == b;
+    return (a < b) | ((a != a) & (b == b));
+  } else {
+    return a < b;
   }
-  return a < b;
 }
 template <class T> SCANGEN_SCALAR_FN T abs(T a) {
   if constexpr (is_int_v<T>) {

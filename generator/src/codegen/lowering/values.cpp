@@ -99,7 +99,9 @@ Tensor GraphLowering::value_into(const Value& v, const ExprRef& dest) {
   // Operations that write a fresh result can write it into `dest` directly.
   bool computes_fresh = !value_memo_.count(&n) && n.num_outputs() == 1 && v.type().rank() >= 1 &&
                         (computes_elementwise(n.kind()) || n.kind() == NodeKind::MatMul ||
-                         n.kind() == NodeKind::Update ||
+                         n.kind() == NodeKind::Update || n.kind() == NodeKind::Transpose ||
+                         n.kind() == NodeKind::Gather || n.kind() == NodeKind::ScatterAdd ||
+                         n.kind() == NodeKind::ArgReduce || n.kind() == NodeKind::TopK ||
                          (n.kind() == NodeKind::Reduce && n.as<ir::ReduceNode>()->axis()));
   if (computes_fresh) {
     std::vector<Tensor> t = node_value(n, dest);
