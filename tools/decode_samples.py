@@ -11,11 +11,12 @@ backend must print. The tests never run Python: rerun this only to change the ru
     /tmp/venv/bin/python tools/decode_samples.py
 """
 import ctypes
-import json
 import math
 import pathlib
 
 import numpy as np
+
+from scangen_output import arg, show, write_manifest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -24,25 +25,6 @@ LIBM = ctypes.CDLL("libm.so.6")
 for name in ("tanhf", "expf", "logf"):
     getattr(LIBM, name).restype = ctypes.c_float
     getattr(LIBM, name).argtypes = [ctypes.c_float]
-
-
-# ---- printing as `scangen run` does: %.9g for f32, JSON otherwise, no spaces
-
-def show(value):
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "[" + ",".join(show(v) for v in value) + "]"
-    if isinstance(value, (np.floating, float)):
-        x = float(value)
-        if math.isnan(x):
-            return "NaN"
-        if math.isinf(x):
-            return "Infinity" if x > 0 else "-Infinity"
-        return "%.9g" % x
-    return str(int(value))
-
-
-def arg(name, value):
-    return "%s=%s" % (name, show(value))
 
 
 # ---- edit distance: the textbook table, in Python integers
@@ -281,8 +263,5 @@ if __name__ == "__main__":
     manifests = {"edit_distance": edit_distance_runs(), "viterbi": viterbi_runs(), "beam_search": beam_search_runs()}
     for name, manifest in manifests.items():
         path = SAMPLES / (name + ".runs.json")
-        lines = ["{", '  "description": %s,' % json.dumps(manifest["description"]), '  "runs": [']
-        lines.append(",\n".join("    " + json.dumps(run, separators=(", ", ": ")) for run in manifest["runs"]))
-        lines += ["  ]", "}"]
-        path.write_text("\n".join(lines) + "\n")
+        write_manifest(path, manifest["description"], manifest["runs"])
         print("wrote", path.relative_to(ROOT))

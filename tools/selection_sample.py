@@ -1,36 +1,13 @@
 """Writes samples/selection.runs.json: the expected outputs of samples/selection.scan, computed
 with NumPy (run in a virtual environment with numpy; the tests never need Python)."""
-import json
 import math
 import pathlib
-import re
 
 import numpy as np
 
+from scangen_output import arg, show, write_manifest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-def show(value, f32=True):
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "[" + ",".join(show(v, f32) for v in value) + "]"
-    if isinstance(value, (np.floating, float)):
-        x = float(value)
-        if math.isnan(x):
-            return "NaN"
-        if math.isinf(x):
-            return "Infinity" if x > 0 else "-Infinity"
-        if x == int(x) and abs(x) < 1e15:
-            return str(int(x)) if not (x == 0 and math.copysign(1, x) < 0) else "-0.0"
-        return ("%.9g" if f32 else "%.17g") % x
-    return str(int(value))
-
-
-def arg(name, value):
-    # Non-finite arguments are JSON strings ("NaN"); results print them bare.
-    text = show(np.asarray(value).tolist() if isinstance(value, np.ndarray) else value)
-    # A JSON -0 is the integer 0: negative zeros go in as -0.0.
-    text = re.sub(r"(?<![\d.])-0(?![\d.])", "-0.0", text)
-    return "%s=%s" % (name, text.replace("NaN", '"NaN"'))
 
 
 def top_k(x, k):
@@ -169,12 +146,8 @@ def paired_runs():
 if __name__ == "__main__":
     runs = (paired_runs() + extremes_runs() + best_runs() + rows_runs() + layout_runs() + mixed_runs() + pointer_walk_runs() +
             joined_runs())
-    manifest = {"description": "argmax/argmin, top_k, gathers, transpose, reshape, flip, concat and stack "
-                               "against NumPy, in and out of scans, with their run-time errors.", "runs": runs}
-    lines = ["{", '  "description": %s,' % json.dumps(manifest["description"]), '  "runs": [']
-    lines.append(",\n".join("    " + json.dumps(run, separators=(", ", ": ")) for run in runs))
-    lines += ["  ]", "}"]
     path = ROOT / "samples" / "selection.runs.json"
-    path.write_text("\n".join(lines) + "\n")
+    write_manifest(path, "argmax/argmin, top_k, gathers, transpose, reshape, flip, concat and stack against NumPy, "
+                         "in and out of scans, with their run-time errors.", runs)
     np.save(ROOT / "samples" / "data" / "f32_0x3.npy", np.zeros((0, 3), dtype=np.float32))
     print("wrote", path.relative_to(ROOT))

@@ -69,7 +69,9 @@ bool balanced_inner(const std::string& s) {
 
 std::string CppPrinter::special_float(double v, DType d) const {
   const char* t = d == DType::F32 ? "float" : "double";
-  if (std::isnan(v)) return std::string("std::numeric_limits<") + t + ">::quiet_NaN()";
+  // A NaN keeps its sign: the host's inf - inf, folded at compile time, is a negative NaN, and
+  // the interpreter holds the program to those bits.
+  if (std::isnan(v)) return std::string(std::signbit(v) ? "-" : "") + "std::numeric_limits<" + t + ">::quiet_NaN()";
   return std::string(v < 0 ? "-" : "") + "std::numeric_limits<" + t + ">::infinity()";
 }
 

@@ -61,7 +61,7 @@ class CudaPrinter : public CppPrinter {
     std::string bits = d == DType::F32 ? (std::isnan(v) ? "__int_as_float(0x7fc00000)" : "__int_as_float(0x7f800000)")
                                        : (std::isnan(v) ? "__longlong_as_double(0x7ff8000000000000LL)"
                                                         : "__longlong_as_double(0x7ff0000000000000LL)");
-    return !std::isnan(v) && v < 0 ? "(-" + bits + ")" : bits;
+    return std::signbit(v) ? "(-" + bits + ")" : bits;  // NaNs keep their sign, as on the CPU
   }
   // Loads of memory other threads write may not go through the non-coherent read-only cache that
   // __restrict__ allows.

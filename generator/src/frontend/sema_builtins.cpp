@@ -46,7 +46,8 @@ std::optional<ReduceOp> reduction_named(const std::string& n) {
   return std::nullopt;
 }
 
-// An integer literal, possibly negated: the form axis = i takes.
+}  // namespace
+
 std::optional<int64_t> int_literal_value(const ast::Expr& e) {
   if (e.kind == ast::ExprKind::IntLit) return ast::as<ast::IntLit>(e).value;
   if (e.kind == ast::ExprKind::Unary) {
@@ -57,19 +58,12 @@ std::optional<int64_t> int_literal_value(const ast::Expr& e) {
   return std::nullopt;
 }
 
-}  // namespace
-
 SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
   SValue selected = selection_builtin(c, scope, handled);
   if (*handled) return selected;
   *handled = true;
   const std::string& n = c.callee;
-  auto arity = [&](size_t lo, size_t hi) {
-    if (c.args.size() >= lo && c.args.size() <= hi) return true;
-    std::string count = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
-    diags_.report(DiagId::err_wrong_arg_count, c.callee_loc, n, count, plural(hi), c.args.size());
-    return false;
-  };
+  auto arity = [&](size_t lo, size_t hi) { return builtin_arity(c, lo, hi); };
   auto no_kwargs = [&] {
     if (c.kwargs.empty()) return true;
     diags_.report(DiagId::err_unknown_keyword, c.kwargs[0].loc, n, c.kwargs[0].name);
@@ -156,31 +150,11 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
   if (auto op = reduction_named(n)) {
     if (!arity(1, 1)) return SValue::invalid();
     SValue x = concrete_arg(0);
-    std::optional<int64_t> axis;
-    for (const ast::KeywordArg& kw : c.kwargs) {
-      if (kw.name != "axis") {
-        diags_.report(DiagId::err_unknown_keyword, kw.loc, n, kw.name);
-        return SValue::invalid();
-      }
-      axis = int_literal_value(*kw.value);
-      if (!axis) {
-        diags_.report(DiagId::err_axis_literal, kw.value->loc);
-        return SValue::invalid();
-      }
-    }
-    if (!x.ok()) return x;
+    std::optional<int> normalized;
+    if (!axis_keyword(c, x.ok() ? x.type().rank() : -1, 0, &normalized) || !x.ok()) return SValue::invalid();
     if (x.dtype() == DType::Bool) {
       diags_.report(DiagId::err_reduce_bool, c.loc, n);
       return SValue::invalid();
-    }
-    std::optional<int> normalized;
-    if (axis) {
-      int64_t r = x.type().rank();
-      if (*axis >= r || *axis < -r) {
-        diags_.report(DiagId::err_axis_out_of_range, c.kwargs[0].value->loc, *axis, r);
-        return SValue::invalid();
-      }
-      normalized = static_cast<int>(*axis < 0 ? *axis + r : *axis);
     }
     if (*op == ReduceOp::Mean && is_int(x.dtype())) x = materialize(x, DType::F64, c.loc);
     return SValue::tensor(builder_.reduce(*op, x.value, normalized, c.loc), c.loc);

@@ -54,6 +54,9 @@ struct SValue {
 
 struct ScanFrame;
 
+// An integer literal, possibly negated (the form `axis = i` and reshape's -1 take).
+std::optional<int64_t> int_literal_value(const ast::Expr& e);
+
 // A name in scope.
 struct Binding {
   enum class Kind {

@@ -13,17 +13,6 @@ using ir::Value;
 
 namespace {
 
-// An integer literal, possibly negated.
-std::optional<int64_t> literal_int(const ast::Expr& e) {
-  if (e.kind == ast::ExprKind::IntLit) return ast::as<ast::IntLit>(e).value;
-  if (e.kind == ast::ExprKind::Unary) {
-    const auto& u = ast::as<ast::Unary>(e);
-    if (u.op == ast::UnaryOp::Neg && u.operand->kind == ast::ExprKind::IntLit)
-      return -ast::as<ast::IntLit>(*u.operand).value;
-  }
-  return std::nullopt;
-}
-
 struct SelectionBuiltin {
   const char* name;
   SValue (Analyzer::*handler)(const ast::Call& c, Scope& scope);
@@ -58,18 +47,20 @@ bool Analyzer::builtin_arity(const ast::Call& c, size_t lo, size_t hi) {
 }
 
 // The keyword `axis = i` (an integer literal) if given, normalized for a value of rank `rank`
-// (`extra` more for stack's new axis). False when an error was reported.
+// (`extra` more for stack's new axis; a negative rank checks only the keyword's form). False when
+// an error was reported.
 bool Analyzer::axis_keyword(const ast::Call& c, int rank, int extra, std::optional<int>* axis) {
   for (const ast::KeywordArg& kw : c.kwargs) {
     if (kw.name != "axis") {
       diags_.report(DiagId::err_unknown_keyword, kw.loc, c.callee, kw.name);
       return false;
     }
-    std::optional<int64_t> a = literal_int(*kw.value);
+    std::optional<int64_t> a = int_literal_value(*kw.value);
     if (!a) {
       diags_.report(DiagId::err_axis_literal, kw.value->loc);
       return false;
     }
+    if (rank < 0) continue;  // the value had an error of its own
     int64_t r = rank + extra;
     if (*a >= r || *a < -r) {
       diags_.report(DiagId::err_axis_out_of_range, kw.value->loc, *a, r);
@@ -201,7 +192,7 @@ SValue Analyzer::reshape_call(const ast::Call& c, Scope& scope) {
   std::optional<size_t> inferred;
   bool ok = x.ok();
   for (size_t i = 1; i < c.args.size(); ++i) {
-    std::optional<int64_t> lit = literal_int(*c.args[i]);
+    std::optional<int64_t> lit = int_literal_value(*c.args[i]);
     if (lit && *lit < 0 && *lit != -1) {
       diags_.report(DiagId::err_reshape_size, c.args[i]->loc, *lit);
       ok = false;

@@ -90,13 +90,8 @@ std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
     case NodeKind::Binary:
     case NodeKind::Select:
     case NodeKind::Call: return {broadcast_dims_vary(n)};
-    case NodeKind::Reduce: {
-      const auto* r = n.as<ReduceNode>();
-      if (!r->axis()) return {{}};
-      std::vector<bool> vary = dims_vary(n.input(0));
-      vary.erase(vary.begin() + *r->axis());
-      return {vary};
-    }
+    case NodeKind::Reduce:
+    case NodeKind::ArgReduce: return {without_reduced_axis(n, dims_vary(n.input(0)))};
     case NodeKind::MatMul: {
       // [m, k] @ [k, n]: the result keeps a's rows and b's columns (vectors lose theirs).
       std::vector<bool> a = dims_vary(n.input(0)), b = dims_vary(n.input(1)), vary;
@@ -117,13 +112,6 @@ std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
       return {vary};
     }
     case NodeKind::ScatterAdd: return {dims_vary(n.input(0))};
-    case NodeKind::ArgReduce: {
-      const auto* r = n.as<ArgReduceNode>();
-      if (!r->axis()) return {{}};
-      std::vector<bool> vary = dims_vary(n.input(0));
-      vary.erase(vary.begin() + *r->axis());
-      return {vary};
-    }
     case NodeKind::TopK: {
       std::vector<bool> vary = dims_vary(n.input(0));
       vary.back() = value_varies(n.input(1));

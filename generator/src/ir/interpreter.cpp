@@ -915,13 +915,8 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
       for (int i = 0; i < n.num_inputs(); ++i) s = partial_broadcast(s, in_shape(i), n.loc());
       return {s};
     }
-    case NodeKind::Reduce: {
-      const auto* r = n.as<ReduceNode>();
-      if (!r->axis()) return {Shape{}};
-      Shape s = in_shape(0);
-      s.erase(s.begin() + *r->axis());
-      return {s};
-    }
+    case NodeKind::Reduce:
+    case NodeKind::ArgReduce: return {without_reduced_axis(n, in_shape(0))};
     case NodeKind::MatMul: {
       Shape a = in_shape(0), b = in_shape(1), s;
       if (a.size() == 2) s.push_back(a[0]);
@@ -940,13 +935,6 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
       return {s};
     }
     case NodeKind::ScatterAdd: return {in_shape(0)};
-    case NodeKind::ArgReduce: {
-      const auto* r = n.as<ArgReduceNode>();
-      if (!r->axis()) return {Shape{}};
-      Shape s = in_shape(0);
-      s.erase(s.begin() + *r->axis());
-      return {s};
-    }
     case NodeKind::TopK: {
       Shape s = in_shape(0);
       s.back() = size_of(n.input(1)).value_or(kUnknownSize);

@@ -77,25 +77,13 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       return d;
     }
     case NodeKind::ScatterAdd: return dims(n.input(0));
-    case NodeKind::ArgReduce: {
-      const auto* r = n.as<ir::ArgReduceNode>();
-      if (!r->axis()) return {};
-      std::vector<ExprRef> d = dims(n.input(0));
-      d.erase(d.begin() + *r->axis());
-      return d;
-    }
     case NodeKind::TopK: {
       std::vector<ExprRef> d = dims(n.input(0));
       d.back() = size_operand(n.input(1));
       return known(d);
     }
-    case NodeKind::Reduce: {
-      const auto* r = n.as<ir::ReduceNode>();
-      if (!r->axis()) return {};
-      std::vector<ExprRef> d = dims(n.input(0));
-      d.erase(d.begin() + *r->axis());
-      return d;
-    }
+    case NodeKind::Reduce:
+    case NodeKind::ArgReduce: return ir::without_reduced_axis(n, dims(n.input(0)));
     case NodeKind::MatMul: {
       std::vector<ExprRef> a = dims(n.input(0)), b = dims(n.input(1)), d;
       if (a.size() == 2) d.push_back(a[0]);
