@@ -530,7 +530,12 @@ int run_cli(int argc, char** argv) {
         return ok ? std::string() : std::string("not a C++ namespace name: ") + ns;
       });
   compile_cmd->add_option("--target", compile.target, "cpu (the default), cuda, or both: cpu,cuda")
-      ->check(CLI::IsMember({"cpu", "cuda", "cpu,cuda", "cuda,cpu"}));
+      ->check(CLI::Validator(
+          [](std::string& t) {
+            bool ok = t == "cpu" || t == "cuda" || t == "cpu,cuda" || t == "cuda,cpu";
+            return ok ? std::string() : "'" + t + "' is not a target: cpu, cuda, or both: cpu,cuda";
+          },
+          "{cpu | cuda | cpu,cuda}"));
   add_fp_option(compile_cmd, compile.fp, "Floating-point mode of the C++: strict (the default, the interpreter's bits) or fast (FMA, reassociation, libmvec)");
   add_pass_options(compile_cmd, compile.passes, false);
   add_threads_option(compile_cmd, compile.threads,
