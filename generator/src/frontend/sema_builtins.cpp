@@ -64,11 +64,7 @@ SValue Analyzer::builtin(const ast::Call& c, Scope& scope, bool* handled) {
   *handled = true;
   const std::string& n = c.callee;
   auto arity = [&](size_t lo, size_t hi) { return builtin_arity(c, lo, hi); };
-  auto no_kwargs = [&] {
-    if (c.kwargs.empty()) return true;
-    diags_.report(DiagId::err_unknown_keyword, c.kwargs[0].loc, n, c.kwargs[0].name);
-    return false;
-  };
+  auto no_kwargs = [&] { return builtin_no_keywords(c); };
   auto arg = [&](size_t i) { return single(expr(*c.args[i], scope), c.args[i]->loc); };
   auto concrete_arg = [&](size_t i) {
     SValue v = arg(i);

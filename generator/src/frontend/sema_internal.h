@@ -274,6 +274,7 @@ class Analyzer {
   SValue flip_call(const ast::Call& c, Scope& scope);
   SValue concat_call(const ast::Call& c, Scope& scope);
   bool builtin_arity(const ast::Call& c, size_t lo, size_t hi);
+  bool builtin_no_keywords(const ast::Call& c);
   bool axis_keyword(const ast::Call& c, int rank, int extra, std::optional<int>* axis);
   SValue numeric_array_arg(const ast::Call& c, size_t i, Scope& scope, bool allow_scalar);
   // x[idx] for an integer array idx.

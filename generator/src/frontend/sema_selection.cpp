@@ -46,6 +46,12 @@ bool Analyzer::builtin_arity(const ast::Call& c, size_t lo, size_t hi) {
   return false;
 }
 
+bool Analyzer::builtin_no_keywords(const ast::Call& c) {
+  if (c.kwargs.empty()) return true;
+  diags_.report(DiagId::err_unknown_keyword, c.kwargs[0].loc, c.callee, c.kwargs[0].name);
+  return false;
+}
+
 // The keyword `axis = i` (an integer literal) if given, normalized for a value of rank `rank`
 // (`extra` more for stack's new axis; a negative rank checks only the keyword's form). False when
 // an error was reported.
@@ -121,10 +127,7 @@ SValue Analyzer::arg_extreme_call(const ast::Call& c, Scope& scope) {
 
 SValue Analyzer::top_k_call(const ast::Call& c, Scope& scope) {
   if (!builtin_arity(c, 2, 2)) return SValue::invalid();
-  if (!c.kwargs.empty()) {
-    diags_.report(DiagId::err_unknown_keyword, c.kwargs[0].loc, c.callee, c.kwargs[0].name);
-    return SValue::invalid();
-  }
+  if (!builtin_no_keywords(c)) return SValue::invalid();
   SValue x = numeric_array_arg(c, 0, scope, false);
   SValue raw_k = expr(*c.args[1], scope);
   SValue k = to_index_i64(raw_k, c.args[1]->loc, "top_k's k");
@@ -165,10 +168,7 @@ SValue Analyzer::top_k_call(const ast::Call& c, Scope& scope) {
 
 SValue Analyzer::transpose_call(const ast::Call& c, Scope& scope) {
   if (!builtin_arity(c, 1, 1)) return SValue::invalid();
-  if (!c.kwargs.empty()) {
-    diags_.report(DiagId::err_unknown_keyword, c.kwargs[0].loc, c.callee, c.kwargs[0].name);
-    return SValue::invalid();
-  }
+  if (!builtin_no_keywords(c)) return SValue::invalid();
   SValue x = single(expr(*c.args[0], scope), c.args[0]->loc);
   if (!x.ok() || x.type().rank() < 2) return x;  // a scalar or a vector is its own transpose
   std::vector<int> perm;
@@ -181,10 +181,7 @@ SValue Analyzer::reshape_call(const ast::Call& c, Scope& scope) {
     diags_.report(DiagId::err_reshape_no_dims, c.loc);
     return SValue::invalid();
   }
-  if (!c.kwargs.empty()) {
-    diags_.report(DiagId::err_unknown_keyword, c.kwargs[0].loc, c.callee, c.kwargs[0].name);
-    return SValue::invalid();
-  }
+  if (!builtin_no_keywords(c)) return SValue::invalid();
   SValue x = single(expr(*c.args[0], scope), c.args[0]->loc);
   if (x.ok() && x.weak) x = materialize(x, is_float(x.dtype()) ? DType::F32 : DType::I64, c.loc);
   std::vector<Value> sizes;

@@ -185,12 +185,7 @@ Region index_region(const Shape& x, const std::vector<IndexSpec>& specs, const s
       continue;
     }
     if (s.kind == IndexSpec::Kind::Scalar) {
-      int64_t given = scalar_i64(operands[op++]);
-      int64_t i = given < 0 ? given + n : given;
-      if (i < 0 || i >= n)
-        fail(loc, "index " + std::to_string(given) + " is out of range for dimension " + std::to_string(d) +
-                      " of size " + std::to_string(n));
-      r.start.push_back(i);
+      r.start.push_back(interp::checked_index(scalar_i64(operands[op++]), n, d, loc));
       r.count.push_back(1);
       r.kept.push_back(false);
       continue;

@@ -15,13 +15,6 @@ namespace {
   throw RuntimeError(message, loc.valid() ? loc.line : 0, loc.valid() ? loc.col : 0);
 }
 
-// The row idx[j] of a dimension of size n (negative counts from the end), or the error.
-int64_t checked_row(int64_t given, int64_t n, const Loc& loc) {
-  int64_t i = given < 0 ? given + n : given;
-  if (i < 0 || i >= n)
-    fail(loc, "index " + std::to_string(given) + " is out of range for dimension 0 of size " + std::to_string(n));
-  return i;
-}
 
 int64_t row_size(const HostTensor& x) {
   int64_t r = 1;
@@ -30,6 +23,14 @@ int64_t row_size(const HostTensor& x) {
 }
 
 }  // namespace
+
+int64_t checked_index(int64_t given, int64_t n, size_t dim, const Loc& loc) {
+  int64_t i = given < 0 ? given + n : given;
+  if (i < 0 || i >= n)
+    fail(loc, "index " + std::to_string(given) + " is out of range for dimension " + std::to_string(dim) + " of size " +
+                  std::to_string(n));
+  return i;
+}
 
 HostTensor transpose(const HostTensor& x, const std::vector<int>& perm) {
   size_t rank = perm.size();
@@ -70,7 +71,7 @@ HostTensor gather(const HostTensor& x, const HostTensor& idx, const Loc& loc) {
   const char* src = static_cast<const char*>(x.raw_data());
   char* dst = static_cast<char*>(out.raw_data());
   for (int64_t j = 0; j < idx.numel(); ++j) {
-    int64_t row = checked_row(idx.get_as_int64(j), x.dim(0), loc);
+    int64_t row = checked_index(idx.get_as_int64(j), x.dim(0), 0, loc);
     if (row_bytes) std::memcpy(dst + size_t(j) * row_bytes, src + size_t(row) * row_bytes, row_bytes);
   }
   return out;
@@ -85,7 +86,7 @@ HostTensor scatter_add(const HostTensor& x, const HostTensor& idx, const HostTen
       T* o = out.data<T>();
       const T* pv = v.data<T>();
       for (int64_t j = 0; j < idx.numel(); ++j) {
-        int64_t r = checked_row(idx.get_as_int64(j), x.dim(0), loc);
+        int64_t r = checked_index(idx.get_as_int64(j), x.dim(0), 0, loc);
         for (int64_t e = 0; e < row; ++e) o[r * row + e] = sc::add(o[r * row + e], pv[j * row + e]);
       }
     }

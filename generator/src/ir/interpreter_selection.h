@@ -11,6 +11,9 @@
 
 namespace scangen::ir::interp {
 
+// `given` (negative counts from the end) as a position in dimension `dim` of size n, or the
+// run-time error "index ... is out of range ...".
+int64_t checked_index(int64_t given, int64_t n, size_t dim, const Loc& loc);
 HostTensor transpose(const HostTensor& x, const std::vector<int>& perm);
 HostTensor gather(const HostTensor& x, const HostTensor& idx, const Loc& loc);
 HostTensor scatter_add(const HostTensor& x, const HostTensor& idx, const HostTensor& v, const Loc& loc);

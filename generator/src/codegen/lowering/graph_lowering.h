@@ -122,6 +122,9 @@ class GraphLowering {
     std::vector<ExprRef> result_dims;
   };
   Region region(const ir::Node& n, const Tensor& x, const std::vector<IndexSpec>& specs, int first_operand);
+  // `given` (negative counts from the end) as a position in a dimension of `size`, checked: the
+  // interpreter's "index ... is out of range for dimension `dim` ..." when it is not.
+  ExprRef checked_position(const ir::Node& n, const ExprRef& given, const ExprRef& size, size_t dim);
 
   FunctionLowering& F;
   std::vector<Tensor> params_;

@@ -8,6 +8,14 @@ namespace scangen::codegen::lowering {
 
 // ---- indexing
 
+ExprRef GraphLowering::checked_position(const ir::Node& n, const ExprRef& given, const ExprRef& size, size_t dim) {
+  ExprRef i = F.let("index", lir::select(lir::lt(given, lir::i64(0)), lir::add(given, size), given));
+  F.check(lir::logical_and(lir::ge(i, lir::i64(0)), lir::lt(i, size)), n.loc(),
+          {{"index ", nullptr}, {"", given}, {" is out of range for dimension " + std::to_string(dim) + " of size ", nullptr},
+           {"", size}});
+  return i;
+}
+
 GraphLowering::Region GraphLowering::region(const ir::Node& n, const Tensor& x, const std::vector<IndexSpec>& specs,
                                             int first_operand) {
   Region r;
@@ -23,11 +31,7 @@ GraphLowering::Region GraphLowering::region(const ir::Node& n, const Tensor& x, 
     }
     const IndexSpec& s = specs[d];
     if (s.kind == IndexSpec::Kind::Scalar) {
-      ExprRef given = value(n.input(op++)).scalar;
-      ExprRef i = F.let("index", lir::select(lir::lt(given, lir::i64(0)), lir::add(given, size), given));
-      F.check(lir::logical_and(lir::ge(i, lir::i64(0)), lir::lt(i, size)), n.loc(),
-              {{"index ", nullptr}, {"", given}, {" is out of range for dimension " + std::to_string(d) + " of size ", nullptr},
-               {"", size}});
+      ExprRef i = checked_position(n, value(n.input(op++)).scalar, size, d);
       r.start.push_back(i);
       r.count.push_back(lir::i64(1));
       r.kept.push_back(false);

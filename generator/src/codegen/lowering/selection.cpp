@@ -52,11 +52,7 @@ Tensor GraphLowering::transpose(const ir::TransposeNode& n, const ExprRef& dest)
 
 // Row idx[j] of a dimension of `rows` rows, negative counting from the end, checked.
 ExprRef GraphLowering::gathered_row(const ir::Node& n, const Tensor& idx, const ExprRef& j, const ExprRef& rows) {
-  ExprRef given = F.let("index", lir::cast(DType::I64, lir::load(idx.data, j)));
-  ExprRef i = F.let("row", lir::select(lir::lt(given, lir::i64(0)), lir::add(given, rows), given));
-  F.check(lir::logical_and(lir::ge(i, lir::i64(0)), lir::lt(i, rows)), n.loc(),
-          {{"index ", nullptr}, {"", given}, {" is out of range for dimension 0 of size ", nullptr}, {"", rows}});
-  return i;
+  return checked_position(n, F.let("index", lir::cast(DType::I64, lir::load(idx.data, j))), rows, 0);
 }
 
 Tensor GraphLowering::gather(const ir::GatherNode& n, const ExprRef& dest) {
