@@ -15,7 +15,7 @@ Val Generator::gen(Scope& sc, DType dt, const Dims& dims, int depth, bool nw) {
   if (depth <= 0 || rng_.chance(0.2)) return bounded(leaf(sc, dt, dims, nw));
   for (int attempt = 0; attempt < 4; ++attempt) {
     std::optional<Val> v;
-    switch (rng_.weighted({28, 7, 12, 6, 6, 9, 8, 6, 5, 5, 3})) {
+    switch (rng_.weighted({28, 7, 12, 6, 6, 9, 8, 6, 5, 5, 3, 4})) {
       case 0: v = gen_binary(sc, dt, dims, depth, nw); break;
       case 1: v = gen_divmod(sc, dt, dims, depth, nw); break;
       case 2: v = gen_unary(sc, dt, dims, depth, nw); break;
@@ -26,7 +26,8 @@ Val Generator::gen(Scope& sc, DType dt, const Dims& dims, int depth, bool nw) {
       case 7: v = gen_index(sc, dt, dims, depth, nw); break;
       case 8: v = gen_cast(sc, dt, dims, depth, nw); break;
       case 9: v = gen_set(sc, dt, dims, depth, nw); break;
-      default: v = gen_construct(sc, dt, dims, depth, nw); break;
+      case 10: v = gen_construct(sc, dt, dims, depth, nw); break;
+      default: v = gen_arg_reduce(sc, dt, dims, depth, nw); break;
     }
     if (v) {
       if (v->dt != dt || v->dims != dims || v->weak) throw std::logic_error("random program generator: wrong type for " + v->text);

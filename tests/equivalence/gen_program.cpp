@@ -45,6 +45,7 @@ RandomProgram Generator::run(uint64_t seed) {
 
   // Lets before the scans.
   for (int i = rng_.weighted({60, 30, 10}); i > 0; --i) {
+    if (rng_.chance(0.15) && gen_top_k(func_, 2, false, stmts)) continue;
     std::string name = fresh("e");
     Val v = gen(func_, random_dtype(), random_step_dims(), 2);
     stmts.push_back(Stmt{{"let " + name + " = " + v.text}, Stmt::Let});

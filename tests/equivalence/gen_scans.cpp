@@ -453,6 +453,8 @@ std::vector<Stmt> Generator::scan_statements(Scope& body, std::vector<Out>& outs
       stmts.push_back(Stmt{{"let " + name + " = " + v.text}, Stmt::Let});
       v.text = name;
       body.vals.push_back(v);
+    } else if (slot == 'L' && rng_.chance(0.15) && gen_top_k(body, depth, false, stmts)) {
+      // let (v, i) = top_k(...) of a step value or an outside one.
     } else if (slot == 'L') {
       std::string name = fresh("h");
       DType dt = random_dtype();

@@ -274,6 +274,10 @@ class Generator {
   std::optional<Val> gen_cast(Scope& sc, DType dt, const Dims& dims, int depth, bool nw);
   std::optional<Val> gen_set(Scope& sc, DType dt, const Dims& dims, int depth, bool nw);
   std::optional<Val> gen_construct(Scope& sc, DType dt, const Dims& dims, int depth, bool nw);
+  // gen_selection.cpp: argmax/argmin of a wanted shape; `let (v, i) = top_k(x, k)` appended to
+  // `stmts`, its results added to `sc` (false when no operand fits).
+  std::optional<Val> gen_arg_reduce(Scope& sc, DType dt, const Dims& dims, int depth, bool nw);
+  bool gen_top_k(Scope& sc, int depth, bool nw, std::vector<Stmt>& stmts);
   std::string gen_bool(Scope& sc, const Dims& dims, int depth, bool nw, bool* weakdep);
 
   // ---- scans

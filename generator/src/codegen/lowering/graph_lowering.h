@@ -91,6 +91,7 @@ class GraphLowering {
   // scan's steps); null while shapes only are computed and it depends on the step.
   ExprRef size_operand(const Value& v) { return shapes_only && !available(v) ? nullptr : value(v).scalar; }
   std::vector<Tensor> node_value(const ir::Node& n, const ExprRef& dest);
+  std::vector<Tensor> compute_node_value(const ir::Node& n, const ExprRef& dest);
   Tensor scalar_node(const ir::Node& n);
   ExprRef scalar_op(const ir::Node& n, const std::vector<ExprRef>& in);
 

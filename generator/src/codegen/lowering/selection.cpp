@@ -18,6 +18,8 @@ Tensor GraphLowering::fresh_result(const ir::Node& n, const ExprRef& dest, const
   Tensor out;
   out.dtype = n.output_types()[0].dtype;
   out.rank = n.output_types()[0].rank();
+  // A scalar is an expression (Tensor::scalar), never a buffer.
+  SCANGEN_CHECK(out.rank > 0, std::string(hint) + ": a buffer for a scalar result");
   out.dims = dims(n.output(0));
   ExprRef count;
   out.data = F.buffer_for(dest, hint, out.dtype, out.dims, {n.loc(), "the value"}, &out.storage, &count);
@@ -112,9 +114,12 @@ Tensor GraphLowering::arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest
     });
     return at;
   };
-  if (!n.axis()) {
+  // Along the only axis of a vector the result is a scalar, the position among every element, as
+  // without an axis; only the message for no elements differs.
+  if (!n.axis() || x.rank == 1) {
     ExprRef total = F.product(x.dims, "count");
-    F.check(lir::ge(total, lir::i64(1)), n.loc(), {{name + " of an empty array", nullptr}});
+    F.check(lir::ge(total, lir::i64(1)), n.loc(),
+            {{name + (n.axis() ? " over an axis of size 0" : " of an empty array"), nullptr}});
     Tensor out;
     out.dtype = DType::I64;
     out.scalar = first_extreme(lir::i64(0), total, lir::i64(1));

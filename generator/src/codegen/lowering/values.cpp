@@ -126,6 +126,19 @@ Tensor GraphLowering::value_into(const Value& v, const ExprRef& dest) {
 // ---- values
 
 std::vector<Tensor> GraphLowering::node_value(const ir::Node& n, const ExprRef& dest) {
+  std::vector<Tensor> values = compute_node_value(n, dest);
+  // Every lowering hands a scalar back as an expression and any other value as memory (a buffer
+  // in place of an expression would be dereferenced as null where the scalar is used). A scan
+  // leaves out the outputs nothing reads.
+  if (n.kind() != NodeKind::Scan)
+    for (const Tensor& t : values)
+      SCANGEN_CHECK(t.rank == 0 ? bool(t.scalar) : bool(t.data),
+                    std::string("the lowering of ") + ir::node_kind_name(n.kind()) + " gave a value without its " +
+                        (t.rank == 0 ? "scalar" : "memory"));
+  return values;
+}
+
+std::vector<Tensor> GraphLowering::compute_node_value(const ir::Node& n, const ExprRef& dest) {
   const ir::Type& type = n.output_types()[0];
   if (n.kind() == NodeKind::Scan) return scan(*n.as<ir::ScanNode>());
   if (type.rank() == 0 && n.kind() != NodeKind::Reduce && n.kind() != NodeKind::MatMul &&
