@@ -1,5 +1,5 @@
 # scangen_add_library(<target> SOURCES <file.scan>... [NAMESPACE <ns>] [OPT_LEVEL 0|2]
-#                     [FP_MODE strict|fast] [TARGET cpu|cuda|cpu,cuda] [THREADS <n>] [INCLUDE_DIRS <dir>...]
+#                     [FP_MODE strict|fast] [BACKEND cpu|cuda|cpu,cuda] [THREADS <n>] [INCLUDE_DIRS <dir>...]
 #                     [SCANGEN <path or target>])
 #
 # Compiles each .scan file with `scangen compile` at build time and makes a static library
@@ -17,9 +17,10 @@
 #   OPT_LEVEL     0 (no rewrites) or 2 (all rewrites, the default).
 #   FP_MODE       strict (the default: results bit for bit those of the interpreter) or fast
 #                 (`scangen compile --fp fast`: FMA, reassociated sums, vectorized math functions;
-#                 CPU only, so TARGET cpu). Fast sources are compiled with
+#                 CPU only, so BACKEND cpu). Fast sources are compiled with
 #                 SCANGEN_FAST_FP_CXX_FLAGS and the library links glibc's libmvec when it exists.
-#   TARGET        cpu (default), cuda, or cpu,cuda: the backends, as `scangen compile --target`.
+#   BACKEND       cpu (default), cuda, or cpu,cuda: the backends, as `scangen compile --backend`.
+#                 (TARGET, its old spelling, still works.)
 #   THREADS       the threads the CPU code runs on, as `scangen compile --threads`: 1 (default),
 #                 up to 256, or 0 for every hardware thread; SCANGEN_NUM_THREADS overrides it when
 #                 the program runs. Other than 1, the library links Threads::Threads (and
@@ -44,7 +45,7 @@
 #
 #   project(app LANGUAGES CXX CUDA)
 #   set(CMAKE_CUDA_ARCHITECTURES 80 90)
-#   scangen_add_library(filters SOURCES iir.scan NAMESPACE dsp TARGET cpu,cuda)
+#   scangen_add_library(filters SOURCES iir.scan NAMESPACE dsp BACKEND cpu,cuda)
 #   target_link_libraries(app PRIVATE filters)     # "iir.h": dsp::iir, "iir.cuh": dsp::cuda::iir
 #
 # The generated files go to ${CMAKE_CURRENT_BINARY_DIR}/<target>_scangen/. Both that directory and
@@ -78,7 +79,7 @@ else()
 endif()
 
 function(scangen_add_library target)
-  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;FP_MODE;SCANGEN;TARGET;THREADS" "SOURCES;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAMESPACE;OPT_LEVEL;FP_MODE;SCANGEN;BACKEND;TARGET;THREADS" "SOURCES;INCLUDE_DIRS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "scangen_add_library(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -91,8 +92,15 @@ function(scangen_add_library target)
   if(NOT DEFINED ARG_OPT_LEVEL)
     set(ARG_OPT_LEVEL 2)
   endif()
-  if(NOT ARG_TARGET)
-    set(ARG_TARGET cpu)
+  # TARGET is the old spelling of BACKEND.
+  if(ARG_BACKEND AND ARG_TARGET)
+    message(FATAL_ERROR "scangen_add_library(${target}): TARGET is the old spelling of BACKEND: give one of them")
+  endif()
+  if(ARG_TARGET)
+    set(ARG_BACKEND ${ARG_TARGET})
+  endif()
+  if(NOT ARG_BACKEND)
+    set(ARG_BACKEND cpu)
   endif()
   if(NOT ARG_FP_MODE)
     set(ARG_FP_MODE strict)
@@ -100,9 +108,9 @@ function(scangen_add_library target)
   if(NOT ARG_FP_MODE MATCHES "^(strict|fast)$")
     message(FATAL_ERROR "scangen_add_library(${target}): FP_MODE ${ARG_FP_MODE}: expected strict or fast")
   endif()
-  if(ARG_FP_MODE STREQUAL "fast" AND NOT ARG_TARGET STREQUAL "cpu")
+  if(ARG_FP_MODE STREQUAL "fast" AND NOT ARG_BACKEND STREQUAL "cpu")
     message(FATAL_ERROR "scangen_add_library(${target}): FP_MODE fast is for the CPU backend only "
-      "(TARGET cpu); got TARGET ${ARG_TARGET}")
+      "(BACKEND cpu); got BACKEND ${ARG_BACKEND}")
   endif()
   if(NOT DEFINED ARG_THREADS)
     set(ARG_THREADS 1)
@@ -111,20 +119,20 @@ function(scangen_add_library target)
     message(FATAL_ERROR "scangen_add_library(${target}): THREADS ${ARG_THREADS}: the thread count must be "
       "a whole number from 0 (every hardware thread) to 256")
   endif()
-  string(REPLACE "," ";" backends "${ARG_TARGET}")
+  string(REPLACE "," ";" backends "${ARG_BACKEND}")
   foreach(backend IN LISTS backends)
     if(NOT backend MATCHES "^(cpu|cuda)$")
-      message(FATAL_ERROR "scangen_add_library(${target}): TARGET ${ARG_TARGET}: '${backend}' is not "
+      message(FATAL_ERROR "scangen_add_library(${target}): BACKEND ${ARG_BACKEND}: '${backend}' is not "
         "a backend (cpu, cuda, or both as cpu,cuda)")
     endif()
   endforeach()
   if(NOT ARG_THREADS EQUAL 1 AND NOT "cpu" IN_LIST backends)
-    message(FATAL_ERROR "scangen_add_library(${target}): THREADS applies to the CPU code: TARGET cpu or cpu,cuda")
+    message(FATAL_ERROR "scangen_add_library(${target}): THREADS applies to the CPU code: BACKEND cpu or cpu,cuda")
   endif()
   if("cuda" IN_LIST backends)
     get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
     if(NOT "CUDA" IN_LIST languages)
-      message(FATAL_ERROR "scangen_add_library(${target}): TARGET ${ARG_TARGET} needs CMake's CUDA "
+      message(FATAL_ERROR "scangen_add_library(${target}): BACKEND ${ARG_BACKEND} needs CMake's CUDA "
         "language: project(... LANGUAGES CXX CUDA) or enable_language(CUDA)")
     endif()
     find_package(CUDAToolkit REQUIRED)
@@ -190,7 +198,7 @@ function(scangen_add_library target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND ${scangen_command} compile ${rel} -o ${out_dir} --namespace ${ARG_NAMESPACE} -O${ARG_OPT_LEVEL}
-              --target ${ARG_TARGET} --fp ${ARG_FP_MODE} --threads ${ARG_THREADS} ${include_args} --depfile ${depfile}
+              --backend ${ARG_BACKEND} --fp ${ARG_FP_MODE} --threads ${ARG_THREADS} ${include_args} --depfile ${depfile}
       DEPENDS ${abs} ${scangen_depends}
       DEPFILE ${depfile}
       WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
@@ -208,6 +216,10 @@ function(scangen_add_library target)
   # arithmetic, so that results match the reference interpreter bit for bit.
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${SCANGEN_EMITTED_CXX_FLAGS}>"
                                            $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
+  # A project that sets no build type gets no optimization flag from CMake, and loops built at -O0
+  # run many times slower: the generated code is optimized then (a build type's flags, -O0 of
+  # Debug included, are the project's choice and stay as they are).
+  target_compile_options(${target} PRIVATE "$<$<AND:$<STREQUAL:$<CONFIG>,>,$<COMPILE_LANGUAGE:CXX>>:-O2>")
   if(ARG_FP_MODE STREQUAL "fast")
     target_compile_options(${target} PRIVATE ${SCANGEN_FAST_FP_CXX_FLAGS})
     target_link_libraries(${target} PUBLIC ${SCANGEN_FAST_FP_LIBS})

@@ -43,16 +43,16 @@ void report(const char* what, const std::vector<double>& ms, double target) {
 }  // namespace
 
 int run(int argc, char** argv) {
-  scangen::Driver driver;
-  auto program = driver.load_file(argv[1]);
-  if (!program) {
-    std::fprintf(stderr, "%s", driver.rendered_diagnostics().c_str());
+  scangen::driver::Options pipeline;
+  pipeline.backends = {scangen::Backend::Cuda};
+  pipeline.layout = scangen::driver::Layout::Jit;
+  pipeline.stem = "kernels";
+  auto c = scangen::driver::Compilation::of_file(argv[1], pipeline);
+  if (!c.reach(scangen::driver::Stage::Sources)) {
+    std::fprintf(stderr, "%s", c.rendered_diagnostics().c_str());
     return 1;
   }
-  scangen::codegen::EmitOptions emit;
-  emit.stem = "kernels";
-  emit.single_translation_unit = true;
-  std::vector<scangen::codegen::EmittedFile> files = scangen::codegen::generate(*program, "cuda", emit);
+  const std::vector<scangen::codegen::EmittedFile>& files = c.targets().at(0).sources;
   const std::string& source = files.at(0).contents;
   const std::vector<scangen::CudaFunctionInfo> functions = scangen::parse_cuda_manifest(files.at(1).contents);
   if (functions.empty()) {

@@ -1,7 +1,7 @@
 # cmake -DSOURCE_DIR=... -DBINARY_DIR=... -DGENERATOR=... -DNVCC=... -DPREFIX=... -DSCANGEN_SAMPLES=...
 #       -P check_cmake_project.cmake
 # Configures and builds the user project of cmake_project/ from scratch against the scangen
-# installed at PREFIX: scangen_add_library with TARGET cpu,cuda, built by CMake's CUDA language
+# installed at PREFIX: scangen_add_library with BACKEND cpu,cuda, built by CMake's CUDA language
 # (nvcc) without a warning.
 file(REMOVE_RECURSE ${BINARY_DIR})
 execute_process(

@@ -3,10 +3,10 @@
 # machine: bench/gpu/gpu_bench.cu against the kernels of bench/gpu/gpu_bench.scan, and
 # bench/gpu/scan_bench.cu against the templates (the associative scan helper, issue 16).
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${SCANGEN} compile --target cuda ${SOURCE_DIR}/bench/gpu/gpu_bench.scan -o ${WORK_DIR}
+execute_process(COMMAND ${SCANGEN} compile --backend cuda ${SOURCE_DIR}/bench/gpu/gpu_bench.scan -o ${WORK_DIR}
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "scangen compile --target cuda gpu_bench.scan failed (${rc}):\n${err}")
+  message(FATAL_ERROR "scangen compile --backend cuda gpu_bench.scan failed (${rc}):\n${err}")
 endif()
 execute_process(
   COMMAND ${NVCC} -std=c++17 -O3 --fmad=false -arch=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings

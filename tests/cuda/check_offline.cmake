@@ -1,5 +1,5 @@
 # cmake -DSCANGEN=... -DNVCC=... -DWORK_DIR=... -DSAMPLES="a.scan|b.scan" -P check_offline.cmake
-# `scangen compile --target cuda` of every sample, and nvcc compiles each .cu (host and device
+# `scangen compile --backend cuda` of every sample, and nvcc compiles each .cu (host and device
 # code, for sm_80 and sm_90) with -Wall -Wextra and no warning.
 string(REPLACE "|" ";" samples "${SAMPLES}")
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -7,10 +7,10 @@ foreach(sample IN LISTS samples)
   get_filename_component(stem ${sample} NAME_WE)
   # Imported headers are included as the import statements spell them (docs/cli.md).
   get_filename_component(sample_dir ${sample} DIRECTORY)
-  execute_process(COMMAND ${SCANGEN} compile --target cuda ${sample} -o ${WORK_DIR}
+  execute_process(COMMAND ${SCANGEN} compile --backend cuda ${sample} -o ${WORK_DIR}
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "scangen compile --target cuda ${sample} failed (${rc}):\n${err}")
+    message(FATAL_ERROR "scangen compile --backend cuda ${sample} failed (${rc}):\n${err}")
   endif()
   execute_process(
     COMMAND ${NVCC} -std=c++17 --fmad=false -gencode arch=compute_80,code=sm_80

@@ -16,7 +16,7 @@
 #include "../unit/temp_dir.h"
 #include "codegen/backend.h"
 #include "driver/driver.h"
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/cuda.h"
 #include "scangen/runtime/cuda_program.h"
@@ -39,15 +39,13 @@ std::string shown(const std::vector<HostTensor>& results) { return format_result
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(functions_compile_alone_and_run_on_the_fake_device, *utf::precondition(nvrtc_found)) {
-  Driver driver;
-  std::optional<ir::Program> program = driver.load_file(std::string(SCANGEN_SOURCE_DIR) + "/samples/tiles.scan");
-  BOOST_REQUIRE(program);
-  codegen::EmitOptions emit;
-  emit.stem = "tiles";
-  emit.single_translation_unit = true;
-  const std::vector<codegen::EmittedFile> jit = codegen::generate(*program, "cuda", emit);
-  emit.cuda_emulation = true;
-  const std::vector<codegen::EmittedFile> emulated = codegen::generate(*program, "cuda", emit);
+  driver::Options options;
+  options.backends = {Backend::Cuda, Backend::CudaEmulation};
+  options.layout = driver::Layout::Jit;
+  driver::Compilation c = driver::Compilation::of_file(std::string(SCANGEN_SOURCE_DIR) + "/samples/tiles.scan", options);
+  BOOST_REQUIRE(c.reach(driver::Stage::Sources));
+  const std::vector<codegen::EmittedFile>& jit = c.targets().at(0).sources;
+  const std::vector<codegen::EmittedFile>& emulated = c.targets().at(1).sources;
   CpuJit cpu_jit;
   std::shared_ptr<CpuModule> kernels = cpu_jit.compile_and_load(emulated.at(0).contents);
 
@@ -80,8 +78,8 @@ BOOST_AUTO_TEST_CASE(functions_compile_alone_and_run_on_the_fake_device, *utf::p
     }
     a_b = {tensor(a + "]", DType::I64, 2), tensor(b + "]", DType::I64, 2)};
   }
-  const ir::Function* product_fn = program->find("product");
-  const std::string expected = shown(ir::Interpreter().run(*product_fn, a_b));
+  const ir::Function* product_fn = c.program().find("product");
+  const std::string expected = shown(interp::Interpreter().run(*product_fn, a_b));
   BOOST_TEST(shown(cuda.call("product", a_b)) == expected);
   BOOST_TEST(cuda.last_launches() == 2);
   BOOST_TEST(shown(cuda.call("product", a_b)) == expected);
@@ -102,7 +100,7 @@ BOOST_AUTO_TEST_CASE(functions_compile_alone_and_run_on_the_fake_device, *utf::p
       tensor("[[[0.5,-0.25],[1,0]],[[0.25,0.25],[-1,0.5]]]", DType::F32, 3), tensor("[[0,0.5,1],[1,-1,0]]", DType::F32, 2),
       tensor("[[1,0,-1],[0.5,0.5,0.5]]", DType::F32, 2), tensor("[[0,1,0],[0,0,1],[1,0,0]]", DType::F32, 2)};
   BOOST_TEST(shown(cuda.call("batch_rnn", rnn_args)) ==
-             shown(ir::Interpreter().run(*program->find("batch_rnn"), rnn_args)));
+             shown(interp::Interpreter().run(*c.program().find("batch_rnn"), rnn_args)));
   // T = 2, B = 2, H = 3: one block. The arena holds x @ W of all steps (T x B x H floats, at 0)
   // and the states (T rows of B x H floats, at 256; h[t-1] of step 0 is read from h0): 256 + 48
   // bytes. The step's h[t-1] @ U is in the block's shared memory; in the arena it would have ended

@@ -42,19 +42,17 @@ int main(int argc, char** argv) {
   };
   for (int i = 1; i < argc; ++i) {
     for (int opt : {2, 0}) {
-      scangen::Driver driver;
-      scangen::PipelineOptions options;
-      options.opt_level = opt;
-      auto program = driver.load_file(argv[i], options);
-      if (!program) {
-        std::cout << "FAIL " << argv[i] << ": does not load\n" << driver.rendered_diagnostics();
+      scangen::driver::Options options = scangen::driver::at_level(opt);
+      options.backends = {scangen::Backend::Cuda};
+      options.layout = scangen::driver::Layout::Jit;
+      options.stem = "kernels";
+      auto c = scangen::driver::Compilation::of_file(argv[i], options);
+      if (!c.reach(scangen::driver::Stage::Sources)) {
+        std::cout << "FAIL " << argv[i] << ": does not load\n" << c.rendered_diagnostics();
         ++failures;
         continue;
       }
-      scangen::codegen::EmitOptions emit;
-      emit.stem = "kernels";
-      emit.single_translation_unit = true;
-      std::vector<scangen::codegen::EmittedFile> files = scangen::codegen::generate(*program, "cuda", emit);
+      const std::vector<scangen::codegen::EmittedFile>& files = c.targets().at(0).sources;
       const std::string& source = files.at(0).contents;
       if (opt == 2) {
         const std::vector<scangen::CudaFunctionInfo> functions = scangen::parse_cuda_manifest(files.at(1).contents);

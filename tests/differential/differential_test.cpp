@@ -16,7 +16,7 @@
 
 #include "codegen/backend.h"
 #include "driver/driver.h"
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/cuda_program.h"
 #include "scangen/runtime/errors.h"
@@ -153,6 +153,18 @@ std::string describe(const std::vector<HostTensor>& args, const ir::Function& fn
   return os.str();
 }
 
+// The program `text` (of `file`, read when empty) at -O<level>, with the JIT's sources of the
+// code of `backends`, one target each in that order.
+driver::Compilation compiled(const fs::path& file, int level, std::vector<Backend> backends, const std::string& text = "") {
+  driver::Options options = driver::at_level(level);
+  options.backends = std::move(backends);
+  options.layout = driver::Layout::Jit;
+  driver::Compilation c = text.empty() ? driver::Compilation::of_file(file, options)
+                                       : driver::Compilation::of_text(file.string(), text, options);
+  BOOST_REQUIRE_MESSAGE(c.reach(driver::Stage::Sources), c.rendered_diagnostics());
+  return c;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(interpreter_and_cpu_backend_agree_on_every_sample) {
@@ -161,18 +173,14 @@ BOOST_AUTO_TEST_CASE(interpreter_and_cpu_backend_agree_on_every_sample) {
   int compared = 0, agreed_errors = 0;
   for (const fs::path& file : sample_files()) {
     BOOST_TEST_CONTEXT("sample " << fs::relative(file, SCANGEN_SOURCE_DIR).string()) {
-      Driver driver;
-      auto program = driver.load_file(file.string());
-      BOOST_REQUIRE_MESSAGE(program.has_value(), driver.rendered_diagnostics());
-      codegen::EmitOptions emit;
-      emit.stem = file.stem().string();
-      emit.single_translation_unit = true;
-      auto module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
+      driver::Compilation c = compiled(file, 2, {Backend::Cpu});
+      const ir::Program* program = &c.program();
+      auto module = jit.compile_and_load(c.targets().at(0).sources.at(0).contents);
       for (const ir::Function& fn : program->functions) {
         for (int run = 0; run < runs_per_function(); ++run) {
           std::vector<HostTensor> args = random_arguments(fn, rng);
           BOOST_TEST_CONTEXT("fn " << fn.name << " run " << run << ":" << describe(args, fn)) {
-            Outcome interp = capture([&] { return ir::Interpreter().run(fn, args); });
+            Outcome interp = capture([&] { return interp::Interpreter().run(fn, args); });
             Outcome cpu = capture([&] { return module->call(fn.name, args); });
             ++compared;
             agreed_errors += check_same_outcome(interp, cpu);
@@ -196,22 +204,16 @@ BOOST_AUTO_TEST_CASE(imported_functions_agree_on_every_backend_and_level) {
     if (file.parent_path().filename() != "imports") continue;
     for (int level : {0, 2}) {
       BOOST_TEST_CONTEXT("sample " << fs::relative(file, SCANGEN_SOURCE_DIR).string() << " -O" << level) {
-        Driver driver;
-        auto program = driver.load_file(file.string(), PipelineOptions(level));
-        BOOST_REQUIRE_MESSAGE(program.has_value(), driver.rendered_diagnostics());
-        BOOST_REQUIRE_MESSAGE(driver.check_cuda_imports(*program), driver.rendered_diagnostics());
-        codegen::EmitOptions emit;
-        emit.stem = file.stem().string();
-        emit.single_translation_unit = true;
-        auto module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
-        emit.cuda_emulation = true;
-        auto files = codegen::generate(*program, "cuda", emit);
+        driver::Compilation c = compiled(file, level, {Backend::Cpu, Backend::CudaEmulation});
+        const ir::Program* program = &c.program();
+        auto module = jit.compile_and_load(c.targets().at(0).sources.at(0).contents);
+        const std::vector<codegen::EmittedFile>& files = c.targets().at(1).sources;
         CudaEmulation emulation(files.at(0).contents, files.at(1).contents, jit);
         for (const ir::Function& fn : program->functions) {
           for (int run = 0; run < runs_per_function(); ++run) {
             std::vector<HostTensor> args = random_arguments(fn, rng);
             BOOST_TEST_CONTEXT("fn " << fn.name << " run " << run << ":" << describe(args, fn)) {
-              Outcome interp = capture([&] { return ir::Interpreter().run(fn, args); });
+              Outcome interp = capture([&] { return interp::Interpreter().run(fn, args); });
               Outcome cpu = capture([&] { return module->call(fn.name, args); });
               Outcome cuda = capture([&] { return emulation.call(fn.name, args); });
               ++compared;
@@ -250,14 +252,10 @@ BOOST_AUTO_TEST_CASE(math_of_constants_as_the_interpreter_computes_it) {
       text << ") + f64(pow(" << dtype << "(1.7), " << dtype << "(-2.3))) + f64(log(" << dtype << "(3.1)))\n}\n";
     }
   }
-  Driver driver;
-  auto program = driver.load_text("constants.scan", text.str(), PipelineOptions(0));
-  BOOST_REQUIRE_MESSAGE(program.has_value(), driver.rendered_diagnostics());
-  codegen::EmitOptions emit;
-  emit.stem = "constants";
-  emit.single_translation_unit = true;
+  driver::Compilation c = compiled("constants.scan", 0, {Backend::Cpu}, text.str());
+  const ir::Program* program = &c.program();
   CpuJit jit;
-  auto module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
+  auto module = jit.compile_and_load(c.targets().at(0).sources.at(0).contents);
   for (const ir::Function& fn : program->functions)
-    BOOST_TEST_CONTEXT("fn " << fn.name) { check_identical(ir::Interpreter().run(fn, {}), module->call(fn.name, {})); }
+    BOOST_TEST_CONTEXT("fn " << fn.name) { check_identical(interp::Interpreter().run(fn, {}), module->call(fn.name, {})); }
 }

@@ -60,7 +60,7 @@
 
 #include "codegen/backend.h"
 #include "driver/driver.h"
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "passes/pass.h"
 #include "common/gpu_float_tolerance.h"
 #include "random_programs.h"
@@ -86,12 +86,27 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The pipeline at `level`, with the IR verifier after every rewrite.
-PipelineOptions verified(int level) {
-  PipelineOptions options(level);
+// The pipeline at `level`, with the IR verifier after every rewrite, for the JIT's source of
+// `backend`'s code.
+driver::Options verified(int level, Backend backend = Backend::Cpu) {
+  driver::Options options = driver::at_level(level);
   options.verify_each = true;
+  options.backends = {backend};
+  options.layout = driver::Layout::Jit;
   return options;
 }
+
+// `text` through `stage`; an InternalError with its diagnostics when it does not compile (a
+// generated program must).
+driver::Compilation compiled(const std::string& name, const std::string& text, const driver::Options& options,
+                             driver::Stage stage = driver::Stage::Rewritten) {
+  driver::Compilation c = driver::Compilation::of_text(name, text, options);
+  if (!c.reach(stage)) throw InternalError("does not compile:\n" + c.rendered_diagnostics());
+  return c;
+}
+
+// The JIT's source of the compilation's one target.
+const std::string& jit_source(const driver::Compilation& c) { return c.targets().at(0).sources.at(0).contents; }
 
 struct Outcome {
   enum Kind { Ok, UserError, Internal } kind = Ok;
@@ -194,22 +209,20 @@ std::string difference(const Outcome& a, const Outcome& b, Floats floats = Float
 // compilations, only when a program fails.
 std::string triage(const std::string& fn, const std::string& text, const std::vector<HostTensor>& args,
                    const Outcome& at_o0) {
-  auto outcome = [&](const PipelineOptions& options) {
-    Driver driver;
+  auto outcome = [&](const driver::Options& options) {
     return capture([&] {
-      auto program = driver.load_text(fn + ".scan", text, options);
-      if (!program) throw InternalError("does not compile: " + driver.rendered_diagnostics());
-      const ir::Function* f = program->find(fn);
+      driver::Compilation c = compiled(fn + ".scan", text, options);
+      const ir::Function* f = c.program().find(fn);
       if (!f) throw InternalError("no function " + fn);
-      return ir::Interpreter().run(*f, args);
+      return interp::Interpreter().run(*f, args);
     });
   };
   std::string without, alone;
   for (const passes::PassInfo& pass : passes::pass_table()) {
-    PipelineOptions all_but(2);
+    driver::Options all_but = driver::at_level(2);
     all_but.disabled_passes = {pass.name};
     if (difference(at_o0, outcome(all_but)).empty()) without += std::string(without.empty() ? "" : ", ") + pass.name;
-    PipelineOptions only(2);
+    driver::Options only = driver::at_level(2);
     only.only_passes = {pass.name};
     if (!difference(at_o0, outcome(only)).empty()) alone += std::string(alone.empty() ? "" : ", ") + pass.name;
   }
@@ -283,19 +296,18 @@ std::vector<Case> interpreted_cases(int64_t count, uint64_t first_seed,
     c.seed = first_seed + uint64_t(i);
     if (skip.count(c.seed)) continue;
     c.program = generate_program(c.seed);
-    Driver driver;
-    std::optional<ir::Program> program;
+    std::optional<driver::Compilation> compilation;
     Outcome load = capture([&] {
-      program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(2));
+      compilation.emplace(compiled(c.program.fn + ".scan", c.program.text, verified(2)));
       return std::vector<HostTensor>{};
     });
-    if (load.kind != Outcome::Ok || !program) {
-      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" +
-           driver.rendered_diagnostics() + load.error);
+    if (load.kind != Outcome::Ok) {
+      fail("seed " + std::to_string(c.seed) + ": the generated program does not compile:\n" + load.error);
       continue;
     }
+    const ir::Program* program = &compilation->program();
     const ir::Function& fn = *program->find(c.program.fn);
-    c.interp[1] = capture([&] { return ir::Interpreter().run(fn, c.program.args); });
+    c.interp[1] = capture([&] { return interp::Interpreter().run(fn, c.program.args); });
     if (also) also(fn, c);
     cases.push_back(std::move(c));
   }
@@ -365,21 +377,20 @@ BOOST_AUTO_TEST_CASE(random_programs) {
       std::ofstream(std::filesystem::path(dump) / (c.program.fn + ".args")) << args << "\n";
     }
     std::optional<ir::Program> programs[2];
-    bool compiled = true;
+    bool all_compiled = true;
     for (int level : {0, 2}) {
-      Driver driver;
       Outcome load = capture([&] {
-        programs[level / 2] = driver.load_text(c.program.fn + ".scan", c.program.text, verified(level));
+        programs[level / 2] = compiled(c.program.fn + ".scan", c.program.text, verified(level)).program();
         return std::vector<HostTensor>{};
       });
-      if (load.kind != Outcome::Ok || !programs[level / 2]) {
+      if (load.kind != Outcome::Ok) {
         fail("seed " + std::to_string(c.seed) + ": the generated program does not compile at -O" + std::to_string(level) +
-             ":\n" + driver.rendered_diagnostics() + load.error + "\n----- program -----\n" + c.program.text);
-        compiled = false;
+             ":\n" + load.error + "\n----- program -----\n" + c.program.text);
+        all_compiled = false;
         break;
       }
     }
-    if (!compiled) continue;
+    if (!all_compiled) continue;
     const ir::Function* fn0 = programs[0]->find(c.program.fn);
     const ir::Function* fn2 = programs[1]->find(c.program.fn);
     BOOST_REQUIRE(fn0 && fn2);
@@ -389,10 +400,9 @@ BOOST_AUTO_TEST_CASE(random_programs) {
       std::cerr << "seed " << c.seed << " (emit C++)\n" << std::flush;
       for (int slot : {0, 1}) {
         Outcome emitted = capture([&] {
-          codegen::EmitOptions emit;
-          emit.stem = c.program.fn;
-          emit.single_translation_unit = true;
-          codegen::generate(*programs[slot], "cpu", emit);
+          driver::Options options = verified(slot * 2);
+          options.stem = c.program.fn;
+          driver::emit(*programs[slot], Backend::Cpu, options);
           return std::vector<HostTensor>{};
         });
         if (emitted.kind != Outcome::Ok)
@@ -400,8 +410,8 @@ BOOST_AUTO_TEST_CASE(random_programs) {
                emitted.error + "\n----- program -----\n" + c.program.text);
       }
     }
-    c.interp[0] = capture([&] { return ir::Interpreter().run(*fn0, c.program.args); });
-    c.interp[1] = capture([&] { return ir::Interpreter().run(*fn2, c.program.args); });
+    c.interp[0] = capture([&] { return interp::Interpreter().run(*fn0, c.program.args); });
+    c.interp[1] = capture([&] { return interp::Interpreter().run(*fn2, c.program.args); });
     std::string diff = difference(c.interp[0], c.interp[1]);
     if (!diff.empty())
       fail(report(c, "interpreter -O0 vs interpreter -O2", "interp -O0", c.interp[0], "interp -O2", c.interp[1], diff,
@@ -430,14 +440,10 @@ BOOST_AUTO_TEST_CASE(random_programs) {
     Batch& b = batches[bi];
     for (int level : {0, 2}) {
       int slot = level / 2;
-      Driver driver;
       Outcome emitted = capture([&] {
-        auto program = driver.load_text("batch" + std::to_string(bi) + ".scan", b.text, verified(level));
-        if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
-        codegen::EmitOptions emit;
-        emit.stem = "equivalence" + std::to_string(bi);
-        emit.single_translation_unit = true;
-        b.source[slot] = codegen::generate(*program, "cpu", emit).at(0).contents;
+        driver::Options options = verified(level);
+        options.stem = "equivalence" + std::to_string(bi);
+        b.source[slot] = jit_source(compiled("batch" + std::to_string(bi) + ".scan", b.text, options, driver::Stage::Sources));
         return std::vector<HostTensor>{};
       });
       if (emitted.kind != Outcome::Ok) b.failure[slot] = "emitting C++ at -O" + std::to_string(level) + ": " + emitted.error;
@@ -494,15 +500,12 @@ BOOST_AUTO_TEST_CASE(random_programs) {
           cpu = relocate(capture([&] { return b.module[slot]->call(c.program.fn, c.program.args); }), c.line_offset);
         } else {
           // Find the program that breaks the batch: emit and compile it alone.
-          Driver driver;
           cpu = capture([&] {
-            auto program = driver.load_text(c.program.fn + ".scan", c.program.text, verified(slot * 2));
-            if (!program) throw InternalError(driver.rendered_diagnostics());
-            codegen::EmitOptions emit;
-            emit.stem = c.program.fn;
-            emit.single_translation_unit = true;
+            driver::Options options = verified(slot * 2);
+            options.stem = c.program.fn;
+            driver::Compilation alone = compiled(c.program.fn + ".scan", c.program.text, options, driver::Stage::Sources);
             CpuJit jit(default_cache_dir(), flags_of(bi));
-            auto module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
+            auto module = jit.compile_and_load(jit_source(alone));
             return module->call(c.program.fn, c.program.args);
           });
           if (cpu.kind == Outcome::Internal) {
@@ -595,7 +598,7 @@ BOOST_AUTO_TEST_CASE(random_programs_fast) {
   };
   std::vector<bool> ill_conditioned;
   std::vector<Case> cases = interpreted_cases(count, first_seed, fail, [&](const ir::Function& fn, const Case& c) {
-    const Outcome moved = capture([&] { return ir::Interpreter().run(fn, nudged(c.program.args, 4, c.seed)); });
+    const Outcome moved = capture([&] { return interp::Interpreter().run(fn, nudged(c.program.args, 4, c.seed)); });
     ill_conditioned.push_back(!difference(c.interp[1], moved, Floats::Fast).empty());
   });
   struct FastBatch {
@@ -618,14 +621,11 @@ BOOST_AUTO_TEST_CASE(random_programs_fast) {
     for (size_t bi; (bi = next++) < batches.size();) {
       FastBatch& b = batches[bi];
       Outcome built = capture([&] {
-        Driver driver;
-        auto program = driver.load_text("fast" + std::to_string(bi) + ".scan", b.text, verified(2));
-        if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
-        codegen::EmitOptions emit;
-        emit.stem = "fast_equivalence" + std::to_string(bi);
-        emit.single_translation_unit = true;
-        emit.fp_mode = FpMode::Fast;
-        b.module = jit.compile_and_load(codegen::generate(*program, "cpu", emit).at(0).contents);
+        driver::Options options = verified(2);
+        options.stem = "fast_equivalence" + std::to_string(bi);
+        options.fp_mode = FpMode::Fast;
+        b.module = jit.compile_and_load(
+            jit_source(compiled("fast" + std::to_string(bi) + ".scan", b.text, options, driver::Stage::Sources)));
         return std::vector<HostTensor>{};
       });
       if (built.kind != Outcome::Ok) b.failure = built.error;
@@ -759,15 +759,10 @@ void check_cuda_column(bool on_gpu) {
   }
   for (size_t bi = 0; bi < batches.size(); ++bi) {
     CudaBatch& b = batches[bi];
-    Driver driver;
     Outcome emitted = capture([&] {
-      auto program = driver.load_text("batch" + std::to_string(bi) + ".scan", b.text, verified(2));
-      if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
-      codegen::EmitOptions emit;
-      emit.stem = "cuda_equivalence" + std::to_string(bi);
-      emit.single_translation_unit = true;
-      emit.cuda_emulation = !on_gpu;
-      b.files = codegen::generate(*program, "cuda", emit);
+      driver::Options options = verified(2, on_gpu ? Backend::Cuda : Backend::CudaEmulation);
+      options.stem = "cuda_equivalence" + std::to_string(bi);
+      b.files = compiled("batch" + std::to_string(bi) + ".scan", b.text, options, driver::Stage::Sources).targets().at(0).sources;
       return std::vector<HostTensor>{};
     });
     if (emitted.kind != Outcome::Ok) b.failure = "emitting CUDA: " + emitted.error;
@@ -880,15 +875,11 @@ BOOST_AUTO_TEST_CASE(random_programs_threads) {
     }
   for (size_t bi = 0; bi < batches.size(); ++bi) {
     ThreadBatch& b = batches[bi];
-    Driver driver;
     Outcome emitted = capture([&] {
-      auto program = driver.load_text("threads_batch" + std::to_string(bi) + ".scan", b.text, verified(2));
-      if (!program) throw InternalError("the batch does not compile:\n" + driver.rendered_diagnostics());
-      codegen::EmitOptions emit;
-      emit.stem = "threads_equivalence" + std::to_string(bi);
-      emit.single_translation_unit = true;
-      emit.threads = b.threads;
-      b.source = codegen::generate(*program, "cpu", emit).at(0).contents;
+      driver::Options options = verified(2);
+      options.stem = "threads_equivalence" + std::to_string(bi);
+      options.threads = b.threads;
+      b.source = jit_source(compiled("threads_batch" + std::to_string(bi) + ".scan", b.text, options, driver::Stage::Sources));
       return std::vector<HostTensor>{};
     });
     if (emitted.kind != Outcome::Ok) b.failure = "emitting C++: " + emitted.error;

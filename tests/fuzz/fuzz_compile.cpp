@@ -10,21 +10,18 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   scangen::fuzz::expect_user_errors_only([&] {
-    scangen::Driver driver;
-    scangen::PipelineOptions options(2);
+    namespace driver = scangen::driver;
+    driver::Options options = driver::at_level(2);
     options.verify_each = true;
-    auto program = driver.load_text("fuzz.scan", std::string(scangen::fuzz::as_text(data, size)), options);
-    if (!program) {
-      if (!driver.diagnostics().has_errors())
+    options.backends = {scangen::Backend::Cpu, scangen::Backend::Cuda};
+    auto c = driver::Compilation::of_text("fuzz.scan", std::string(scangen::fuzz::as_text(data, size)), options);
+    if (!c.reach(driver::Stage::Sources)) {
+      if (!c.diagnostics().has_errors())
         scangen::fuzz::crash("rejected without a diagnostic", "the program was refused silently");
       return;
     }
-    scangen::codegen::EmitOptions emit;
-    emit.stem = "fuzz";
-    for (const char* backend : {"cpu", "cuda"}) scangen::codegen::generate(*program, backend, emit);
-    emit.single_translation_unit = true;
-    emit.cuda_emulation = true;
-    scangen::codegen::generate(*program, "cuda", emit);
+    options.layout = driver::Layout::Jit;
+    driver::emit(c.program(), scangen::Backend::CudaEmulation, options);
   });
   return 0;
 }

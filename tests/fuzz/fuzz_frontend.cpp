@@ -9,10 +9,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   scangen::fuzz::expect_user_errors_only([&] {
-    scangen::Driver driver;
-    auto program = driver.load_text("fuzz.scan", std::string(scangen::fuzz::as_text(data, size)),
-                                     scangen::PipelineOptions(0));
-    if (!program && !driver.diagnostics().has_errors())
+    auto c = scangen::driver::Compilation::of_text("fuzz.scan", std::string(scangen::fuzz::as_text(data, size)),
+                                                   scangen::driver::at_level(0));
+    if (!c.reach(scangen::driver::Stage::Analyzed) && !c.diagnostics().has_errors())
       scangen::fuzz::crash("rejected without a diagnostic", "the program was refused silently");
   });
   return 0;

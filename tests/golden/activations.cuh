@@ -2,7 +2,7 @@
 #ifndef SCANGEN_GENERATED_ACTIVATIONS_CUH
 #define SCANGEN_GENERATED_ACTIVATIONS_CUH
 
-// Public types of the C++ API that scangen emits for CUDA (`scangen compile --target cuda`): every
+// Public types of the C++ API that scangen emits for CUDA (`scangen compile --backend cuda`): every
 // generated .cuh starts with this text. Functions take device pointers and a stream, and return
 // results in device memory. Several generated headers may be included in one program.
 #ifndef SCANGEN_CUDA_API_V1_H

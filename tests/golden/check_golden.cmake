@@ -1,7 +1,7 @@
 # cmake -DSCANGEN=... -DSAMPLE=samples/x.scan -DGOLDEN_DIR=... -DWORK_DIR=... -P check_golden.cmake
 get_filename_component(stem ${SAMPLE} NAME_WE)
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${SCANGEN} compile --target cpu,cuda ${SAMPLE} -o ${WORK_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
+execute_process(COMMAND ${SCANGEN} compile --backend cpu,cuda ${SAMPLE} -o ${WORK_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "scangen compile ${SAMPLE} failed (${rc}):\n${err}")
 endif()
@@ -24,7 +24,7 @@ foreach(ext h cpp cuh cu)
   endif()
 endforeach()
 # Emitted code is deterministic: a second run gives the same bytes.
-execute_process(COMMAND ${SCANGEN} compile --target cpu,cuda ${SAMPLE} -o ${WORK_DIR}/again RESULT_VARIABLE rc)
+execute_process(COMMAND ${SCANGEN} compile --backend cpu,cuda ${SAMPLE} -o ${WORK_DIR}/again RESULT_VARIABLE rc)
 foreach(ext h cpp cuh cu)
   file(READ ${WORK_DIR}/${stem}.${ext} first)
   file(READ ${WORK_DIR}/again/${stem}.${ext} second)

@@ -1670,7 +1670,7 @@ typedef const scangen_module_info* (*scangen_module_getter)(void);
 
 #endif /* SCANGEN_ABI_H */
 
-// Host glue of an offline .cu (`scangen compile --target cuda`): the Ops of scangen_cuda_launch.h
+// Host glue of an offline .cu (`scangen compile --backend cuda`): the Ops of scangen_cuda_launch.h
 // over the CUDA runtime API, on the caller's stream. Embedded after scangen_cuda_api.h,
 // scangen_cuda_abi.h and scangen_cuda_launch.h; built by nvcc with the kernels.
 #ifndef SCANGEN_CUDA_HOST_V1_H

@@ -14,7 +14,7 @@
 #include "codegen/backend.h"
 #include "driver/driver.h"
 #include "gradient_check.h"
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "passes/pass.h"
 #include "random_programs.h"
 #include "scangen/runtime/cpu_jit.h"
@@ -96,7 +96,7 @@ std::vector<HostTensor> sample_arguments(const ir::Function& fn, std::mt19937& r
 std::optional<std::vector<HostTensor>> reference_run(const gradcheck::GradientFunctions& g,
                                                      const std::vector<HostTensor>& args) {
   try {
-    std::vector<HostTensor> r = ir::Interpreter().run(g.gradient, args);
+    std::vector<HostTensor> r = interp::Interpreter().run(g.gradient, args);
     if (!std::isfinite(r.at(0).get_as_double(0))) return std::nullopt;
     return r;
   } catch (const RuntimeError&) {
@@ -109,11 +109,25 @@ ir::Program program_at(const std::vector<Case>& cases, int level) {
   p.source_path = "gradcheck.scan";
   for (const Case& c : cases) p.functions.push_back(c.g.gradient);
   if (level == 0) return p;
-  passes::PipelineConfig config;
-  config.opt_level = level;
-  config.verify_each = true;
-  passes::PassContext context;
-  return passes::run_passes(p, config, context);
+  driver::Options options = driver::at_level(level);
+  options.verify_each = true;
+  return driver::rewrite(p, options);
+}
+
+// The JIT's source of `backend`'s code for `program`.
+std::vector<codegen::EmittedFile> jit_sources(const ir::Program& program, Backend backend) {
+  driver::Options options;
+  options.stem = "gradcheck";
+  options.layout = driver::Layout::Jit;
+  return driver::emit(program, backend, options);
+}
+
+// The program of a .scan file or text, without rewrites.
+driver::Compilation analyzed(const std::string& name, const std::string& text = "") {
+  driver::Compilation c = text.empty() ? driver::Compilation::of_file(name, driver::at_level(0))
+                                       : driver::Compilation::of_text(name, text, driver::at_level(0));
+  c.reach(driver::Stage::Rewritten);
+  return c;
 }
 
 void compare_bits(const Case& c, const std::string& where, const std::vector<HostTensor>& got,
@@ -153,20 +167,16 @@ void check_cases(std::vector<Case>& cases, bool with_cuda_emulation) {
     const std::string at = " at -O" + std::to_string(level);
     std::vector<std::vector<HostTensor>> interp(cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {
-      interp[i] = ir::Interpreter().run(program.functions[i], cases[i].args);
+      interp[i] = interp::Interpreter().run(program.functions[i], cases[i].args);
       if (level > 0) compare_bits(cases[i], "the interpreter" + at, interp[i], cases[i].reference);
     }
     timer.done("the interpreter" + at);
-    codegen::EmitOptions emit;
-    emit.stem = "gradcheck";
-    emit.single_translation_unit = true;
-    auto cpu = jit.compile_and_load(codegen::generate(program, "cpu", emit).at(0).contents);
+    auto cpu = jit.compile_and_load(jit_sources(program, Backend::Cpu).at(0).contents);
     for (size_t i = 0; i < cases.size(); ++i)
       compare_bits(cases[i], "the cpu backend" + at, cpu->call(program.functions[i].name, cases[i].args), interp[i]);
     timer.done("the cpu backend" + at);
     if (!with_cuda_emulation) continue;
-    emit.cuda_emulation = true;
-    auto files = codegen::generate(program, "cuda", emit);
+    auto files = jit_sources(program, Backend::CudaEmulation);
     CudaEmulation cuda(files.at(0).contents, files.at(1).contents, jit);
     for (size_t i = 0; i < cases.size(); ++i)
       compare_bits(cases[i], "cuda-emulation" + at, cuda.call(program.functions[i].name, cases[i].args), interp[i]);
@@ -187,9 +197,9 @@ BOOST_AUTO_TEST_CASE(samples) {
   std::vector<Case> cases;
   int without_gradient = 0, failing = 0;
   for (const fs::path& file : files) {
-    Driver driver;
-    auto program = driver.load_file(file.string(), PipelineOptions(0));
-    BOOST_REQUIRE_MESSAGE(program, driver.rendered_diagnostics());
+    driver::Compilation c = analyzed(file.string());
+    BOOST_REQUIRE_MESSAGE(!c.diagnostics().has_errors(), c.rendered_diagnostics());
+    const ir::Program* program = &c.program();
     for (const ir::Function& fn : program->functions) {
       std::string label = fs::relative(file, SCANGEN_SOURCE_DIR).string() + ":" + fn.name;
       auto g = gradcheck::gradient_functions(fn, "g" + std::to_string(cases.size()) + "_" + fn.name);
@@ -229,9 +239,9 @@ BOOST_AUTO_TEST_CASE(random_programs) {
   for (int64_t i = 0; i < count; ++i) {
     uint64_t seed = first + uint64_t(i);
     equivalence::RandomProgram rp = equivalence::generate_program(seed);
-    Driver driver;
-    auto program = driver.load_text(rp.fn + ".scan", rp.text, PipelineOptions(0));
-    BOOST_REQUIRE_MESSAGE(program, "seed " << seed << ":\n" << driver.rendered_diagnostics());
+    driver::Compilation c = analyzed(rp.fn + ".scan", rp.text);
+    BOOST_REQUIRE_MESSAGE(!c.diagnostics().has_errors(), "seed " << seed << ":\n" << c.rendered_diagnostics());
+    const ir::Program* program = &c.program();
     auto g = gradcheck::gradient_functions(*program->find(rp.fn), "g" + rp.fn);
     if (!g) {
       ++without_gradient;

@@ -6,7 +6,7 @@
 
 #include "autodiff/gradients.h"
 #include "autodiff/rules.h"
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "ir/mutator.h"
 
 namespace scangen::gradcheck {
@@ -143,7 +143,7 @@ bool same_bits(const HostTensor& a, const HostTensor& b) {
 
 std::string compare_with_finite_differences(const GradientFunctions& g, const std::vector<HostTensor>& args,
                                             const std::vector<HostTensor>& gradient_results, ElementCounts& counts) {
-  ir::Interpreter interp;
+  interp::Interpreter interp;
   const double cost = gradient_results.at(0).get_as_double(0);
   auto cost_at = [&](size_t arg, int64_t element, double x) {
     std::vector<HostTensor> moved = args;

@@ -39,13 +39,12 @@ std::string placed(Function f) {
 
 // The text of one function's kernel body, as the CUDA backend prints it for `text`.
 std::string kernel(const std::string& text, const std::string& fn, int opt_level = 2) {
-  Driver d;
-  std::optional<ir::Program> p = d.load_text("test.scan", text, PipelineOptions(opt_level));
-  BOOST_TEST_REQUIRE(p.has_value(), d.rendered_diagnostics());
-  EmitOptions o;
-  o.stem = "test";
-  o.single_translation_unit = true;
-  const std::string cu = generate(*p, "cuda", o).at(0).contents;
+  driver::Options o = driver::at_level(opt_level);
+  o.backends = {Backend::Cuda};
+  o.layout = driver::Layout::Jit;
+  driver::Compilation c = driver::Compilation::of_text("test.scan", text, o);
+  BOOST_TEST_REQUIRE(c.reach(driver::Stage::Sources), c.rendered_diagnostics());
+  const std::string cu = c.targets().at(0).sources.at(0).contents;
   const size_t start = cu.find("__device__ void " + fn + "_impl(");
   BOOST_TEST_REQUIRE(start != std::string::npos);
   return cu.substr(start, cu.find("\n}\n", start) - start);

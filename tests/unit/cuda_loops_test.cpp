@@ -242,10 +242,12 @@ fn iir(x: f32[T, B, C], decay: f32[C], h0: f32[B, C]) -> (f32[B, C], f32[T, B]) 
 }
 )";
   auto lowered = [&](int opt_level) {
-    Driver d;
-    std::optional<ir::Program> p = d.load_text("test.scan", text, PipelineOptions(opt_level));
-    BOOST_TEST_REQUIRE(p.has_value(), d.rendered_diagnostics());
-    lir::Module m = lower_program(*p);
+    // The loop IR as the lowering and the passes of every backend leave it.
+    driver::Options o = driver::at_level(opt_level);
+    o.only_lir_passes = {"hoist-invariants", "remove-unused"};
+    driver::Compilation c = driver::Compilation::of_text("test.scan", text, o);
+    BOOST_TEST_REQUIRE(c.reach(driver::Stage::LoopIr), c.rendered_diagnostics());
+    lir::Module m = c.targets().at(0).loop_ir;
     BOOST_TEST_REQUIRE(m.functions.size() == 1u);
     return m.functions[0];
   };

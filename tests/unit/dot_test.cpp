@@ -612,10 +612,9 @@ BOOST_AUTO_TEST_CASE(labels_are_escaped) {
   BOOST_TEST(checks.size() == 1u);
 
   // A file name with quotes and backslashes.
-  Driver driver;
-  std::optional<ir::Program> q = driver.load_text("dir\\we\"ird\\\".scan", kCall);
-  BOOST_TEST_REQUIRE(q.has_value());
-  std::string qt = ir::print_dot(*q);
+  driver::Compilation c = driver::Compilation::of_text("dir\\we\"ird\\\".scan", kCall, driver::Options());
+  BOOST_TEST_REQUIRE(c.reach(driver::Stage::Rewritten));
+  std::string qt = ir::print_dot(c.program());
   Dot qd = parse_checked(qt);
   BOOST_TEST(qd.graph.str("label") == "IR of dir\\we\"ird\\\".scan");
   BOOST_TEST(qt.find("label=\"IR of dir\\\\we\\\"ird\\\\\\\".scan\"") != std::string::npos);

@@ -87,10 +87,9 @@ BOOST_AUTO_TEST_CASE(mutated_samples_compile_or_report_errors) {
   for (const std::string& text : sample_texts()) {
     for (int i = 0; i < mutants_per_sample(); ++i) {
       std::string mutant = mutate(text, rng);
-      scangen::Driver driver;
       try {
-        auto program = driver.load_text("mutant.scan", mutant);
-        if (program) {
+        auto driver = scangen::driver::Compilation::of_text("mutant.scan", mutant, scangen::driver::Options());
+        if (driver.reach(scangen::driver::Stage::Rewritten)) {
           ++compiled;
         } else {
           ++rejected;
@@ -117,21 +116,19 @@ BOOST_AUTO_TEST_CASE(deep_nesting_is_an_error_not_a_crash) {
     expr += "1";
     for (int i = 0; i < 100000; ++i) expr += open_close[1];
     std::string text = "fn f(x: f32[n]) -> f32 {\n  return " + std::string(open_close[0] == '[' ? "x" : "") + expr + "\n}\n";
-    scangen::Driver driver;
-    BOOST_CHECK_NO_THROW(driver.load_text("deep.scan", text));
+    BOOST_CHECK_NO_THROW(scangen::driver::Compilation::of_text("deep.scan", text, {}).reach(scangen::driver::Stage::Rewritten));
   }
   std::string minus = "fn f() -> i64 {\n  return ";
   for (int i = 0; i < 100000; ++i) minus += "-";
   minus += "1\n}\n";
-  scangen::Driver driver;
-  BOOST_CHECK_NO_THROW(driver.load_text("deep.scan", minus));
+  BOOST_CHECK_NO_THROW(scangen::driver::Compilation::of_text("deep.scan", minus, {}).reach(scangen::driver::Stage::Rewritten));
 }
 
 // The limits are reported as such, without follow-up errors.
 BOOST_AUTO_TEST_CASE(nesting_and_chain_limits_are_reported_once) {
   std::string deep = "fn f(x: f32) -> f32 {\n  return " + std::string(600, '(') + "x" + std::string(600, ')') + "\n}\n";
-  scangen::Driver a;
-  BOOST_TEST(!a.load_text("deep.scan", deep).has_value());
+  auto a = scangen::driver::Compilation::of_text("deep.scan", deep, {});
+  BOOST_TEST(!a.reach(scangen::driver::Stage::Rewritten));
   std::string diags = a.rendered_diagnostics();
   BOOST_TEST(diags.find("deep.scan:2:") != std::string::npos);
   BOOST_TEST(diags.find("may nest at most 500 levels deep") != std::string::npos);
@@ -140,13 +137,13 @@ BOOST_AUTO_TEST_CASE(nesting_and_chain_limits_are_reported_once) {
   std::string chain = "fn f(x: f32) -> f32 {\n  return x";
   for (int i = 0; i < 25000; ++i) chain += " + x";
   chain += "\n}\n";
-  scangen::Driver b;
-  BOOST_TEST(!b.load_text("chain.scan", chain).has_value());
+  auto b = scangen::driver::Compilation::of_text("chain.scan", chain, {});
+  BOOST_TEST(!b.reach(scangen::driver::Stage::Rewritten));
   BOOST_TEST(b.rendered_diagnostics().find("at most 20000 operators") != std::string::npos);
   BOOST_TEST(b.diagnostics().error_count() == 1);
 
   // Below the limits, deep programs compile.
   std::string fine = "fn f(x: f32) -> f32 {\n  return " + std::string(400, '(') + "x" + std::string(400, ')') + "\n}\n";
-  scangen::Driver c;
-  BOOST_TEST(c.load_text("fine.scan", fine).has_value());
+  auto c = scangen::driver::Compilation::of_text("fine.scan", fine, {});
+  BOOST_TEST(c.reach(scangen::driver::Stage::Rewritten));
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "driver/driver.h"
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "ir/ir.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/tensor.h"
@@ -28,28 +28,27 @@ inline const char* severity_word(Severity s) {
 }
 
 // The program as the frontend builds it: no rewrites (they have their own tests, tests/passes).
-inline PipelineOptions frontend_only() {
-  PipelineOptions o;
-  o.opt_level = 0;
-  return o;
+inline driver::Compilation analyzed(const std::string& text) {
+  driver::Compilation c = driver::Compilation::of_text("test.scan", text, driver::at_level(0));
+  c.reach(driver::Stage::Rewritten);
+  return c;
 }
 
 // Compiles `text`; fails the current test (and returns an empty program) when it has errors.
 inline ir::Program compile(const std::string& text) {
-  Driver d;
-  std::optional<ir::Program> p = d.load_text("test.scan", text, frontend_only());
-  if (!p) {
-    BOOST_ERROR("the program does not compile:\n" << d.rendered_diagnostics() << "\nprogram:\n" << text);
+  driver::Compilation c = analyzed(text);
+  if (c.diagnostics().has_errors()) {
+    BOOST_ERROR("the program does not compile:\n" << c.rendered_diagnostics() << "\nprogram:\n" << text);
     return ir::Program{};
   }
-  return std::move(*p);
+  return c.program();
 }
 
 // The diagnostics of `text` as "LINE:COL: error: message" lines, notes included (each after its
 // error, as "LINE:COL: note: message"). Empty when it compiles.
 inline std::vector<std::string> diagnostics(const std::string& text) {
-  Driver d;
-  std::optional<ir::Program> p = d.load_text("test.scan", text, frontend_only());
+  driver::Compilation d = analyzed(text);
+  const bool compiled = !d.diagnostics().has_errors();
   std::vector<std::string> out;
   for (const Diagnostic& diag : d.diagnostics().diagnostics()) {
     out.push_back(std::to_string(diag.loc.line) + ":" + std::to_string(diag.loc.col) + ": " +
@@ -57,7 +56,7 @@ inline std::vector<std::string> diagnostics(const std::string& text) {
     for (const Diagnostic::Note& n : diag.notes)
       out.push_back(std::to_string(n.loc.line) + ":" + std::to_string(n.loc.col) + ": note: " + n.message);
   }
-  if (p && !out.empty()) out.push_back("(the program compiled anyway)");
+  if (compiled && !out.empty()) out.push_back("(the program compiled anyway)");
   return out;
 }
 
@@ -82,7 +81,7 @@ inline std::vector<HostTensor> run(const std::string& text, const std::vector<Ho
   if (p.functions.empty()) throw std::runtime_error("no program to run");
   const ir::Function* f = fn.empty() ? &p.functions.front() : p.find(fn);
   if (!f) throw std::runtime_error("no function " + fn);
-  return ir::Interpreter().run(*f, args);
+  return interp::Interpreter().run(*f, args);
 }
 
 // The run-time error of running `text` as "LINE:COL: message" ("0:0: message" without a

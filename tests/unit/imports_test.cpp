@@ -1,5 +1,5 @@
 // `import "header.h"` end to end through the driver: -I directories and the files read
-// (Driver::dependencies), the spelling of the #include in files for a build system, and a header
+// (driver::Compilation::dependencies), the spelling of the #include in files for a build system, and a header
 // that changes between two runs (the CPU JIT and the interpreter's shim compile it again).
 #define BOOST_TEST_MODULE imports
 #include <boost/test/unit_test.hpp>
@@ -8,7 +8,7 @@
 
 #include "codegen/backend.h"
 #include "driver/driver.h"
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "temp_dir.h"
 
@@ -30,11 +30,24 @@ std::string header_adding(int k) {
 const char* kProgram = "import \"bump.h\"\nfn g(x: f64) -> f64 {\n    return bump(x)\n}\n";
 
 std::string cpu_source(const ir::Program& program, bool for_jit) {
-  codegen::EmitOptions emit;
-  emit.stem = "prog";
-  emit.single_translation_unit = for_jit;
-  std::vector<codegen::EmittedFile> files = codegen::generate(program, "cpu", emit);
+  driver::Options options;
+  options.stem = "prog";
+  options.layout = for_jit ? driver::Layout::Jit : driver::Layout::BuildSystem;
+  std::vector<codegen::EmittedFile> files = driver::emit(program, Backend::Cpu, options);
   return files.back().contents;  // the .cpp
+}
+
+// The program of a .scan file, analyzed and rewritten; its diagnostics when it has errors.
+struct Loaded {
+  driver::Compilation c;
+  bool ok;
+  const ir::Program& operator*() const { return c.program(); }
+  explicit operator bool() const { return ok; }
+};
+Loaded load(const fs::path& file, driver::Options options = {}) {
+  driver::Compilation c = driver::Compilation::of_file(file, std::move(options));
+  const bool ok = c.reach(driver::Stage::Rewritten);
+  return {std::move(c), ok};
 }
 
 double run_cpu(CpuJit& jit, const ir::Program& program, double x) {
@@ -43,7 +56,7 @@ double run_cpu(CpuJit& jit, const ir::Program& program, double x) {
 }
 
 double run_interpreter(const ir::Program& program, double x) {
-  return *ir::Interpreter().run(program.functions.at(0), {HostTensor::scalar(x)}).at(0).data<double>();
+  return *interp::Interpreter().run(program.functions.at(0), {HostTensor::scalar(x)}).at(0).data<double>();
 }
 
 }  // namespace
@@ -54,9 +67,8 @@ BOOST_AUTO_TEST_CASE(a_changed_header_is_compiled_again) {
   write(dir / "prog.scan", kProgram);
   CpuJit jit(dir / "cache");
 
-  Driver first;
-  auto program = first.load_file((dir / "prog.scan").string());
-  BOOST_REQUIRE_MESSAGE(program, first.rendered_diagnostics());
+  Loaded program = load(dir / "prog.scan");
+  BOOST_REQUIRE_MESSAGE(program, program.c.rendered_diagnostics());
   BOOST_TEST(run_cpu(jit, *program, 1.0) == 2.0);
   BOOST_TEST(!jit.last_stats().cache_hit);
   BOOST_TEST(run_cpu(jit, *program, 1.0) == 2.0);
@@ -66,9 +78,8 @@ BOOST_AUTO_TEST_CASE(a_changed_header_is_compiled_again) {
   // The same .scan file, another header: the emitted source differs (the header's hash), so the
   // cache misses and the new function runs; the interpreter's shim follows too.
   write(dir / "bump.h", header_adding(5));
-  Driver second;
-  auto changed = second.load_file((dir / "prog.scan").string());
-  BOOST_REQUIRE_MESSAGE(changed, second.rendered_diagnostics());
+  Loaded changed = load(dir / "prog.scan");
+  BOOST_REQUIRE_MESSAGE(changed, changed.c.rendered_diagnostics());
   BOOST_TEST(run_cpu(jit, *changed, 1.0) == 6.0);
   BOOST_TEST(!jit.last_stats().cache_hit);
   BOOST_TEST(run_interpreter(*changed, 1.0) == 6.0);
@@ -81,19 +92,18 @@ BOOST_AUTO_TEST_CASE(include_directories_and_dependencies) {
   write(dir / "inc" / "detail" / "add.h", "#pragma once\ninline double add(double a, double b) { return a + b; }\n");
   write(dir / "src" / "prog.scan", kProgram);
 
-  Driver without;
-  BOOST_TEST(!without.load_file((dir / "src" / "prog.scan").string()));
-  BOOST_TEST(without.rendered_diagnostics().find("cannot find the imported header 'bump.h'") != std::string::npos);
-  BOOST_TEST(without.rendered_diagnostics().find("looked for it as '" + (dir / "src" / "bump.h").string() + "'") !=
+  Loaded without = load(dir / "src" / "prog.scan");
+  BOOST_TEST(!without);
+  BOOST_TEST(without.c.rendered_diagnostics().find("cannot find the imported header 'bump.h'") != std::string::npos);
+  BOOST_TEST(without.c.rendered_diagnostics().find("looked for it as '" + (dir / "src" / "bump.h").string() + "'") !=
              std::string::npos);
 
-  Driver driver;
-  PipelineOptions options;
+  driver::Options options;
   options.include_dirs = {dir / "inc"};
-  auto program = driver.load_file((dir / "src" / "prog.scan").string(), options);
-  BOOST_REQUIRE_MESSAGE(program, driver.rendered_diagnostics());
+  Loaded program = load(dir / "src" / "prog.scan", options);
+  BOOST_REQUIRE_MESSAGE(program, program.c.rendered_diagnostics());
   std::vector<fs::path> deps;
-  for (const fs::path& p : driver.dependencies()) deps.push_back(fs::weakly_canonical(p));
+  for (const fs::path& p : program.c.dependencies()) deps.push_back(fs::weakly_canonical(p));
   std::vector<fs::path> want = {fs::weakly_canonical(dir / "src" / "prog.scan"), fs::weakly_canonical(dir / "inc" / "bump.h"),
                                 fs::weakly_canonical(dir / "inc" / "detail" / "add.h")};
   BOOST_TEST(deps == want, boost::test_tools::per_element());

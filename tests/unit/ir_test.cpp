@@ -428,7 +428,7 @@ BOOST_AUTO_TEST_CASE(drops_unused_outputs_and_states) {
   f.graph = pruned;
   f.results = {f.results[2]};
   f.tuple_result = false;
-  auto r = Interpreter().run(f, {scangen::testing::vec<float>({1, 2, 3})});
+  auto r = interp::Interpreter().run(f, {scangen::testing::vec<float>({1, 2, 3})});
   BOOST_TEST(scangen::testing::values<float>(r[0]) == (std::vector<float>{3, 6, 9}));
 }
 
@@ -450,7 +450,7 @@ BOOST_AUTO_TEST_CASE(keeps_a_state_another_output_needs) {
   f.results = {f.results[1]};
   f.tuple_result = false;
   // a = 1, 3, 6; b = 1 + 0, 1 + 1, 2 + 3
-  auto r = Interpreter().run(f, {scangen::testing::vec<float>({1, 2, 3})});
+  auto r = interp::Interpreter().run(f, {scangen::testing::vec<float>({1, 2, 3})});
   BOOST_TEST(scangen::testing::values<float>(r[0]) == (std::vector<float>{1, 2, 5}));
 }
 
@@ -488,7 +488,7 @@ BOOST_AUTO_TEST_CASE(sema_prunes_what_is_not_returned) {
   const ScanNode* scan = first_scan(p.functions[0].graph);
   BOOST_TEST_REQUIRE(scan);
   BOOST_TEST(info_str(scan->info()) == "states() outputs(good)");
-  auto r = Interpreter().run(p.functions[0], {scangen::testing::vec<float>({1, 2}), scangen::testing::vec<float>({5}),
+  auto r = interp::Interpreter().run(p.functions[0], {scangen::testing::vec<float>({1, 2}), scangen::testing::vec<float>({5}),
                                               scangen::testing::scalar<int64_t>(7)});
   BOOST_TEST(scangen::testing::values<float>(r[0]) == (std::vector<float>{2, 3}));
 }

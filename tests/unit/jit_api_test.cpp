@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(compile_errors_carry_rendered_diagnostics) {
   JitOptions bad_level;
   bad_level.opt_level = 1;
   BOOST_TEST(error_of<RuntimeError>([&] { compile_source("a.scan", kProgram, bad_level); }) ==
-             "JIT: opt_level must be 0 or 2, got 1");
+             "JitOptions::opt_level must be 0 or 2, got 1");
   JitOptions bad_pass;
   bad_pass.disabled_passes = {"no-such-pass"};
   BOOST_TEST(error_of<RuntimeError>([&] { compile_source("a.scan", kProgram, bad_pass); }).find(
@@ -238,14 +238,14 @@ BOOST_AUTO_TEST_CASE(threads_give_the_same_results_and_errors) {
   JitOptions bad = one;
   bad.threads = -1;
   BOOST_TEST(error_of<RuntimeError>([&] { compile_source("t.scan", text, bad); }) ==
-             "JIT: threads must be from 0 (every hardware thread) to 256, got -1");
+             "JitOptions::threads must be from 0 (every hardware thread) to 256, got -1");
   bad.threads = kMaxThreads + 1;
   BOOST_TEST(error_of<RuntimeError>([&] { compile_source("t.scan", text, bad); }) ==
-             "JIT: threads must be from 0 (every hardware thread) to 256, got 257");
+             "JitOptions::threads must be from 0 (every hardware thread) to 256, got 257");
   bad = on(Backend::Interpreter);
   bad.threads = 2;
   BOOST_TEST(error_of<RuntimeError>([&] { compile_source("t.scan", text, bad); }) ==
-             "JIT: threads applies to Backend::Cpu, not to interp");
+             "JitOptions::threads applies to the cpu backend, not to JitOptions::backend interp");
 }
 
 BOOST_AUTO_TEST_CASE(a_changed_file_is_compiled_again) {

@@ -386,7 +386,7 @@ BOOST_AUTO_TEST_CASE(calls_are_inlined) {
              "  %3: f32 = add %0, %2\n"
              "  return %3\n"
              "}\n");
-  std::vector<HostTensor> r = ir::Interpreter().run(*f, {scalar<float>(3)});
+  std::vector<HostTensor> r = interp::Interpreter().run(*f, {scalar<float>(3)});
   BOOST_TEST(values<float>(r[0]) == std::vector<float>{13});
 }
 

@@ -29,24 +29,12 @@
 #include <string_view>
 #include <vector>
 
+#include "scangen/backend.h"
 #include "scangen/fp_mode.h"
 #include "scangen/runtime/errors.h"
 #include "scangen/runtime/tensor.h"
 
 namespace scangen {
-
-// Where a module's functions run: the reference interpreter, compiled C++ (the default), CUDA
-// kernels on a GPU, or those kernels compiled for the CPU (to test CUDA code without a GPU).
-enum class Backend { Interpreter, Cpu, Cuda, CudaEmulation };
-
-inline constexpr Backend kAllBackends[] = {Backend::Interpreter, Backend::Cpu, Backend::Cuda,
-                                           Backend::CudaEmulation};
-// "interp", "cpu", "cuda", "cuda-emulation": the names the CLI's --backend takes.
-std::string_view backend_name(Backend backend);
-std::optional<Backend> backend_from_name(std::string_view name);
-
-// The most threads compiled CPU code runs on (JitOptions::threads, --threads).
-inline constexpr int kMaxThreads = 256;
 
 struct JitOptions {
   Backend backend = Backend::Cpu;

@@ -1,13 +1,13 @@
-// The interface every backend implements: print the lowered program (loop IR) as source files.
-// Backends share the lowering (codegen/lower.h); they differ only in printing.
+// The printers: the loop IR of a module, after the loop-IR passes of its target have run (the
+// driver runs them), as source files. A printer only prints: every decision it shows was made by
+// a pass and recorded in the loop IR (lir::Function::kernel, Barrier statements, parallel loops),
+// and everything it needs of the program is in the lir::Module (signatures, imports, the source).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "codegen/loop_ir.h"
-#include "ir/ir.h"
 
 namespace scangen::codegen {
 
@@ -19,12 +19,6 @@ struct EmitOptions {
   // CUDA, with single_translation_unit: the kernels as host C++ for the CUDA emulation
   // (templates/cuda/scangen_cuda_emulation.h) instead of for NVRTC.
   bool cuda_emulation = false;
-  // Fast: the loop IR's fast passes run (lir_passes.def); the CPU backend only (the CUDA backend
-  // rejects it).
-  FpMode fp_mode = FpMode::Strict;
-  // CPU: the threads the code runs on (1: none of the pool; 0: every hardware thread), planned by
-  // the CPU pass `threads` (lir_passes.def).
-  int threads = 1;
 };
 
 struct EmittedFile {
@@ -32,19 +26,11 @@ struct EmittedFile {
   std::string contents;
 };
 
-class Backend {
- public:
-  virtual ~Backend() = default;
-  virtual const char* name() const = 0;
-  virtual std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& module,
-                                        const EmitOptions& options) const = 0;
-};
-
-// The registered backends, by name ("cpu").
-const Backend* find_backend(const std::string& name);
-std::vector<std::string> backend_names();
-
-// Lowers and prints in one call.
-std::vector<EmittedFile> generate(const ir::Program& program, const std::string& backend, const EmitOptions& options);
+// C++17: a header (the typed API) and a source (the loops, the helpers of templates/, the C ABI
+// entry points the JIT loads); one translation unit with single_translation_unit.
+std::vector<EmittedFile> print_cpp(const lir::Module& module, const EmitOptions& options);
+// CUDA: for offline builds <stem>.cuh and <stem>.cu (kernels and host glue); for the JIT the
+// kernels alone (or, emulated, as host C++) and a JSON manifest of the functions.
+std::vector<EmittedFile> print_cuda(const lir::Module& module, const EmitOptions& options);
 
 }  // namespace scangen::codegen

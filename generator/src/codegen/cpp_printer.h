@@ -9,12 +9,11 @@
 #include <string>
 
 #include "codegen/loop_ir.h"
+#include "support/cxx_text.h"
 
 namespace scangen::codegen {
 
-const char* ctype(DType d);        // float, int64_t, ...
 const char* abi_dtype(DType d);    // SCANGEN_DTYPE_F32, ...
-std::string quote(const std::string& s);  // a C++ string literal
 
 class CppPrinter {
  public:
@@ -82,10 +81,10 @@ struct ApiTypes {
 // The typed API of every function. Names are chosen for the whole module: the functions and
 // result structs share the namespace with the implementations, and a parameter must not hide
 // a type, the implementation or the result variable that the API body names.
-std::vector<Api> apis_of(const ir::Program& program, const lir::Module& module, const ApiTypes& types);
+std::vector<Api> apis_of(const lir::Module& module, const ApiTypes& types);
 
 // The first line of every emitted file: scangen's version and the .scan file.
-std::string generated_banner(const ir::Program& program);
+std::string generated_banner(const lir::Module& module);
 // The include guard of the header `<stem>.<extension>`.
 std::string include_guard(const std::string& stem, const std::string& extension);
 // The parameters of a function's implementation for its arguments, one entry per argument
@@ -101,13 +100,11 @@ std::vector<std::string> impl_out_parameters(const lir::Function& f);
 std::string impl_out_arguments(const lir::Function& f, const std::vector<std::string>& outs);
 // The rank checks of the tensor arguments in a typed API body, calling `checker` (a function
 // with the signature of scangen_rt_v1::check_rank).
-std::string rank_checks(const ir::Function& fn, const Api& api, const std::string& checker);
+std::string rank_checks(const lir::Function& fn, const Api& api, const std::string& checker);
 // The same for the caller's result tensors of the form that writes into them ("result 0 ('h') of
 // 'f' must have rank 2 (f32[T, N]), got rank 1"), and the check that none of them overlaps an
 // argument or another (`disjoint`: a function with the signature of scangen_rt_v1::check_disjoint).
-std::string out_checks(const ir::Function& fn, const Api& api, const std::string& checker, const std::string& disjoint);
-// How a result is named in messages: "result 0 ('h') of 'f'", "result 1 of 'f'".
-std::string result_what(const ir::Function& fn, size_t i);
+std::string out_checks(const lir::Function& fn, const Api& api, const std::string& checker, const std::string& disjoint);
 
 // Names a function body reads, to leave unused parameters unnamed (no -Wunused-parameter).
 void reads_of(const lir::Stmt& s, std::set<std::string>& out);

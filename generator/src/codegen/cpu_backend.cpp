@@ -8,8 +8,7 @@
 #include "codegen/backend.h"
 #include "codegen/cpp_printer.h"
 #include "codegen/cpp_names.h"
-#include "codegen/lir_passes.h"
-#include "ir/import_shim.h"
+#include "codegen/imports.h"
 #include "support/check.h"
 
 namespace scangen::embedded {
@@ -29,38 +28,28 @@ const ApiTypes kCpuTypes = {
     },
     [](DType d) { return std::string("scangen::Tensor<") + ctype(d) + ">"; }};
 
-class CpuBackend : public Backend {
+class CpuBackend {
  public:
-  const char* name() const override { return "cpu"; }
-
-  std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& lowered,
-                                const EmitOptions& options) const override {
-    lir::Module module = lowered;
-    // The CPU passes replace statements of the body, which other backends print as they are.
-    for (lir::Function& f : module.functions) {
-      f.body = lir::clone(*f.body);
-      f.threads = options.threads;
-    }
-    run_lir_passes(module, LirStage::Cpu);
-    std::string header = print_header(program, module, options);
-    std::string source = print_source(program, module, options, header);
+  std::vector<EmittedFile> emit(const lir::Module& module, const EmitOptions& options) const {
+    std::string header = print_header(module, options);
+    std::string source = print_source(module, options, header);
     if (options.single_translation_unit) return {{options.stem + ".cpp", source}};
     return {{options.stem + ".h", header}, {options.stem + ".cpp", source}};
   }
 
  private:
-  std::string print_header(const ir::Program& program, const lir::Module& module, const EmitOptions& o) const {
+  std::string print_header(const lir::Module& module, const EmitOptions& o) const {
     std::ostringstream os;
     const std::string guard = include_guard(o.stem, "h");
-    os << generated_banner(program);
+    os << generated_banner(module);
     os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
     os << embedded::file("cpu/scangen_cpu_api.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\n\n";
-    std::vector<Api> apis = apis_of(program, module, kCpuTypes);
+    std::vector<Api> apis = apis_of(module, kCpuTypes);
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ir::Function& fn = program.functions[f];
+      const lir::Function& lf = module.functions[f];
       const Api& a = apis[f];
-      os << "// fn " << fn.name << fn.signature() << "\n";
+      os << "// fn " << lf.name << lf.signature.text << "\n";
       if (!a.result_struct.empty()) os << a.result_struct;
       os << a.result_type << " " << a.name << "(" << a.params << ");\n";
       if (!a.out_params.empty())
@@ -72,17 +61,17 @@ class CpuBackend : public Backend {
     return os.str();
   }
 
-  std::string print_source(const ir::Program& program, const lir::Module& module, const EmitOptions& o,
+  std::string print_source(const lir::Module& module, const EmitOptions& o,
                            const std::string& header) const {
     std::ostringstream os;
-    os << generated_banner(program);
+    os << generated_banner(module);
     if (o.single_translation_unit) {
       os << "// The header " << o.stem << ".h follows.\n" << header.substr(header.find('\n') + 1) << "\n";
     } else {
       os << "#include \"" << o.stem << ".h\"\n\n";
     }
     os << "#include <limits>\n\n";
-    print_imports(program, o, os);
+    print_imports(module, o, os);
     os << embedded::file("common/scangen_scalar.h") << "\n";
     os << embedded::file("cpu/scangen_cpu_support.h") << "\n";
     os << embedded::file("cpu/scangen_cpu_matmul.h") << "\n";
@@ -92,13 +81,13 @@ class CpuBackend : public Backend {
     if (module.fp_mode == FpMode::Fast) os << embedded::file("cpu/scangen_cpu_fast.h") << "\n";
     if (uses_threads(module)) os << embedded::file("cpu/scangen_cpu_threads.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\nnamespace {\n\nnamespace sg = scangen::scalar_v1;\n\n";
-    for (size_t f = 0; f < module.functions.size(); ++f) print_impl(program.functions[f], module.functions[f], os);
+    for (size_t f = 0; f < module.functions.size(); ++f) print_impl(module.functions[f], os);
     os << "}  // namespace\n\n";
-    std::vector<Api> apis = apis_of(program, module, kCpuTypes);
+    std::vector<Api> apis = apis_of(module, kCpuTypes);
     for (size_t f = 0; f < module.functions.size(); ++f)
-      print_api(program.functions[f], module.functions[f], apis[f], os);
+      print_api(module.functions[f], apis[f], os);
     os << "}  // namespace " << o.cpp_namespace << "\n\n";
-    print_abi(program, module, o, os);
+    print_abi(module, o, os);
     return os.str();
   }
 
@@ -106,12 +95,11 @@ class CpuBackend : public Backend {
   // absolute path, after the hashes of their files, which put the headers' contents into the
   // cache key; for a build system by the spelling of the import statement, which the build finds
   // on its include path (the .scan file's directory and the -I directories; docs/cli.md).
-  static void print_imports(const ir::Program& program, const EmitOptions& o, std::ostringstream& os) {
-    std::vector<ir::ImportRef> imports = ir::imports_to_include(program);
-    if (imports.empty()) return;
+  static void print_imports(const lir::Module& module, const EmitOptions& o, std::ostringstream& os) {
+    if (module.imports.empty()) return;
     os << "// Imported C++ headers (namespace scangen_export).\n";
-    for (const ir::ImportRef& import : imports)
-      os << (o.single_translation_unit ? ir::jit_include_lines(*import) : "#include \"" + import->spelling + "\"\n");
+    for (const lir::Include& import : module.imports)
+      os << (o.single_translation_unit ? jit_include_lines(import.header, import.dependencies) : "#include \"" + import.spelling + "\"\n");
     os << "\n";
   }
 
@@ -123,13 +111,13 @@ class CpuBackend : public Backend {
     return false;
   }
 
-  static void print_impl(const ir::Function& fn, const lir::Function& lf, std::ostringstream& os) {
+  static void print_impl(const lir::Function& lf, std::ostringstream& os) {
     std::vector<std::string> params = impl_parameters(lf);
     for (const lir::Param& r : lf.results)
       params.push_back((r.rank == 0 ? std::string(ctype(r.dtype)) : std::string("scangen::Tensor<") + ctype(r.dtype) + ">") +
                        "& " + r.name);
     for (const std::string& p : impl_out_parameters(lf)) params.push_back(p);
-    os << "// fn " << fn.name << fn.signature() << "\n";
+    os << "// fn " << lf.name << lf.signature.text << "\n";
     os << "void " << lf.symbol << "(";
     for (size_t i = 0; i < params.size(); ++i) os << (i ? ", " : "") << params[i];
     os << ") {\n";
@@ -141,17 +129,18 @@ class CpuBackend : public Backend {
 
   // The typed API: the form that allocates its results and, for a function that has it, the form
   // that writes them into the caller's tensors (`outs`: their names).
-  static void print_api(const ir::Function& fn, const lir::Function& lf, const Api& a, std::ostringstream& os) {
-    print_api_form(fn, lf, a, {}, os);
-    if (!a.out_params.empty()) print_api_form(fn, lf, a, a.out_names, os);
+  static void print_api(const lir::Function& lf, const Api& a, std::ostringstream& os) {
+    print_api_form(lf, a, {}, os);
+    if (!a.out_params.empty()) print_api_form(lf, a, a.out_names, os);
   }
 
-  static void print_api_form(const ir::Function& fn, const lir::Function& lf, const Api& a,
-                             const std::vector<std::string>& outs, std::ostringstream& os) {
+  static void print_api_form(const lir::Function& lf, const Api& a, const std::vector<std::string>& outs,
+                             std::ostringstream& os) {
+    const lir::Signature& fn = lf.signature;
     if (outs.empty()) os << a.result_type << " " << a.name << "(" << a.params << ") {\n";
     else os << "void " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ") << a.out_params << ") {\n";
-    os << rank_checks(fn, a, "scangen_rt_v1::check_rank");
-    if (!outs.empty()) os << out_checks(fn, a, "scangen_rt_v1::check_rank", "scangen_rt_v1::check_disjoint");
+    os << rank_checks(lf, a, "scangen_rt_v1::check_rank");
+    if (!outs.empty()) os << out_checks(lf, a, "scangen_rt_v1::check_rank", "scangen_rt_v1::check_disjoint");
     std::vector<std::string> results;
     if (fn.results.size() == 1) {
       os << "  " << a.result_type << " " << a.local << "{};\n";
@@ -187,7 +176,7 @@ class CpuBackend : public Backend {
     }
     // Scalar results come back by value; the tensors are in the caller's memory already.
     for (size_t i = 0; i < fn.results.size(); ++i)
-      if (fn.results[i].type.is_scalar()) os << "  *" << outs[i] << ".data() = " << results[i] << ";\n";
+      if (fn.results[i].rank == 0) os << "  *" << outs[i] << ".data() = " << results[i] << ";\n";
     os << "}\n\n";
   }
 
@@ -207,8 +196,9 @@ class CpuBackend : public Backend {
 
   // The ABI entry of the form that writes into the caller's tensors: the typed API's, whose
   // checks (ranks, overlaps, shapes) it keeps.
-  static void print_into_entry(const ir::Function& fn, const lir::Function& lf, const Api& a, size_t f,
-                               const EmitOptions& o, std::ostringstream& os) {
+  static void print_into_entry(const lir::Function& lf, const Api& a, size_t f, const EmitOptions& o,
+                               std::ostringstream& os) {
+    const lir::Signature& fn = lf.signature;
     os << "int32_t scangen_into_entry_" << f << "(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,\n"
        << "                int32_t num_results, scangen_error* error) {\n";
     os << "  error->line = 0;\n  error->column = 0;\n  error->message[0] = '\\0';\n";
@@ -226,7 +216,7 @@ class CpuBackend : public Backend {
            << ".data), " << t << ".shape, " << t << ".rank)";
     }
     for (size_t i = 0; i < fn.results.size(); ++i) {
-      const char* c = ctype(fn.results[i].type.dtype);
+      const char* c = ctype(fn.results[i].dtype);
       const std::string t = "results[" + std::to_string(i) + "]";
       os << (i || !lf.params.empty() ? ", " : "") << "scangen::TensorRef<" << c << ">(static_cast<" << c << "*>(" << t
          << ".data), " << t << ".shape, " << t << ".rank)";
@@ -235,15 +225,14 @@ class CpuBackend : public Backend {
     print_abi_catch(os);
   }
 
-  static void print_abi(const ir::Program& program, const lir::Module& module, const EmitOptions& o,
-                        std::ostringstream& os) {
+  static void print_abi(const lir::Module& module, const EmitOptions& o, std::ostringstream& os) {
     os << "#ifdef SCANGEN_EMIT_MODULE_ABI\n// The C ABI the scangen runtime loads (templates/common/scangen_abi.h).\n";
     os << embedded::file("common/scangen_abi.h") << "\n";
     os << "namespace {\n\n";
-    std::vector<Api> apis = apis_of(program, module, kCpuTypes);
+    std::vector<Api> apis = apis_of(module, kCpuTypes);
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ir::Function& fn = program.functions[f];
       const lir::Function& lf = module.functions[f];
+      const lir::Signature& fn = lf.signature;
       std::string entry = "scangen_entry_" + std::to_string(f);
       os << "int32_t " << entry << "(const scangen_tensor* args, int32_t num_args, scangen_tensor* results,\n"
          << "                int32_t num_results, scangen_error* error) {\n";
@@ -294,7 +283,7 @@ class CpuBackend : public Backend {
       }
       os << "    return SCANGEN_OK;\n";
       print_abi_catch(os);
-      if (!apis[f].out_params.empty()) print_into_entry(fn, lf, apis[f], f, o, os);
+      if (!apis[f].out_params.empty()) print_into_entry(lf, apis[f], f, o, os);
       auto list = [&](const char* name, const std::vector<std::string>& items) {
         os << "const int32_t " << name << "_" << f << "[] = {";
         for (size_t i = 0; i < items.size(); ++i) os << (i ? ", " : "") << items[i];
@@ -303,12 +292,12 @@ class CpuBackend : public Backend {
       };
       std::vector<std::string> ad, ar, rd, rr;
       for (const auto& a : fn.args) {
-        ad.push_back(abi_dtype(a.type.dtype));
-        ar.push_back(std::to_string(a.type.rank()));
+        ad.push_back(abi_dtype(a.dtype));
+        ar.push_back(std::to_string(a.rank));
       }
       for (const auto& r : fn.results) {
-        rd.push_back(abi_dtype(r.type.dtype));
-        rr.push_back(std::to_string(r.type.rank()));
+        rd.push_back(abi_dtype(r.dtype));
+        rr.push_back(std::to_string(r.rank));
       }
       list("arg_dtypes", ad);
       list("arg_ranks", ar);
@@ -318,8 +307,9 @@ class CpuBackend : public Backend {
     }
     os << "const scangen_function_info functions[] = {\n";
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ir::Function& fn = program.functions[f];
-      os << "    {" << quote(fn.name) << ", " << quote(fn.signature()) << ", scangen_entry_" << f << ", "
+      const lir::Function& lf = module.functions[f];
+      const lir::Signature& fn = lf.signature;
+      os << "    {" << quote(lf.name) << ", " << quote(fn.text) << ", scangen_entry_" << f << ", "
          << fn.args.size() << ", " << fn.results.size() << ", arg_dtypes_" << f << ", arg_ranks_" << f
          << ", result_dtypes_" << f << ", result_ranks_" << f << "},\n";
     }
@@ -327,7 +317,7 @@ class CpuBackend : public Backend {
     for (size_t f = 0; f < module.functions.size(); ++f)
       os << (f ? ", " : "") << (apis[f].out_params.empty() ? "nullptr" : "scangen_into_entry_" + std::to_string(f));
     if (module.functions.empty()) os << "nullptr";
-    os << "};\n\nconst scangen_module_info module_info = {SCANGEN_ABI_VERSION, " << quote(program.source_path) << ", "
+    os << "};\n\nconst scangen_module_info module_info = {SCANGEN_ABI_VERSION, " << quote(module.source_path) << ", "
        << module.functions.size() << ", functions, into_entries};\n\n}  // namespace\n\n";
     os << "extern \"C\" __attribute__((visibility(\"default\"))) const scangen_module_info* scangen_module_v1(void) {\n"
        << "  return &module_info;\n}\n#endif  // SCANGEN_EMIT_MODULE_ABI\n";
@@ -336,9 +326,8 @@ class CpuBackend : public Backend {
 
 }  // namespace
 
-const Backend& cpu_backend() {
-  static const CpuBackend backend;
-  return backend;
+std::vector<EmittedFile> print_cpp(const lir::Module& module, const EmitOptions& options) {
+  return CpuBackend().emit(module, options);
 }
 
 }  // namespace scangen::codegen

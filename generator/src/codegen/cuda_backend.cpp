@@ -23,8 +23,7 @@
 
 #include "codegen/backend.h"
 #include "codegen/cpp_printer.h"
-#include "codegen/lir_passes.h"
-#include "ir/import_shim.h"
+#include "codegen/imports.h"
 #include "support/check.h"
 
 namespace scangen::embedded {
@@ -206,28 +205,21 @@ std::string select_kernel(size_t f) {
   return "#if !defined(SCANGEN_KERNEL) || SCANGEN_KERNEL == " + std::to_string(f) + "\n";
 }
 
-class CudaBackend : public Backend {
+class CudaBackend {
  public:
-  const char* name() const override { return "cuda"; }
-
-  std::vector<EmittedFile> emit(const ir::Program& program, const lir::Module& lowered,
-                                const EmitOptions& options) const override {
-    lir::Module module = lowered;
-    // The CUDA passes replace statements of the body, which other backends print as they are.
-    for (lir::Function& f : module.functions) f.body = lir::clone(*f.body);
-    run_lir_passes(module, LirStage::Cuda);
-    std::string kernels = print_kernels(program, module, options.single_translation_unit);
+  std::vector<EmittedFile> emit(const lir::Module& module, const EmitOptions& options) const {
+    std::string kernels = print_kernels(module, options.single_translation_unit);
     if (options.single_translation_unit && options.cuda_emulation)
-      return {{options.stem + ".emulated.cpp", generated_banner(program) + std::string(embedded::file("common/scangen_abi.h")) +
+      return {{options.stem + ".emulated.cpp", generated_banner(module) + std::string(embedded::file("common/scangen_abi.h")) +
                                                    "\n" + std::string(embedded::file("cuda/scangen_cuda_emulation.h")) +
                                                    "\n" + kernels},
-              {options.stem + ".cuda.json", manifest(program, module)}};
+              {options.stem + ".cuda.json", manifest(module)}};
     if (options.single_translation_unit)
-      return {{options.stem + ".cu", generated_banner(program) + kernels},
-              {options.stem + ".cuda.json", manifest(program, module)}};
-    std::string header = print_header(program, module, options);
-    std::string source = generated_banner(program) + "#include \"" + options.stem + ".cuh\"\n\n#include <algorithm>\n#include <atomic>\n#include <cstring>\n\n" + kernels +
-                         print_host(program, module, options);
+      return {{options.stem + ".cu", generated_banner(module) + kernels},
+              {options.stem + ".cuda.json", manifest(module)}};
+    std::string header = print_header(module, options);
+    std::string source = generated_banner(module) + "#include \"" + options.stem + ".cuh\"\n\n#include <algorithm>\n#include <atomic>\n#include <cstring>\n\n" + kernels +
+                         print_host(module, options);
     return {{options.stem + ".cuh", header}, {options.stem + ".cu", source}};
   }
 
@@ -236,18 +228,17 @@ class CudaBackend : public Backend {
   // checked, Driver::check_cuda_imports). For the JIT (NVRTC, the emulation) by absolute path
   // after the hashes of their files, which the caches key on; for a build system by the spelling
   // of the import statement (docs/cli.md).
-  static void print_imports(const ir::Program& program, bool jit, std::ostringstream& os) {
-    std::vector<ir::ImportRef> imports = ir::imports_to_include(program);
-    if (imports.empty()) return;
+  static void print_imports(const lir::Module& module, bool jit, std::ostringstream& os) {
+    if (module.imports.empty()) return;
     os << "// Imported C++ headers (namespace scangen_export).\n";
-    for (const ir::ImportRef& import : imports)
-      os << (jit ? ir::jit_include_lines(*import) : "#include \"" + import->spelling + "\"\n");
+    for (const lir::Include& import : module.imports)
+      os << (jit ? jit_include_lines(import.header, import.dependencies) : "#include \"" + import.spelling + "\"\n");
     os << "\n";
   }
 
   // `jit`: kernels with C names for the runtime to look up; else local to the translation unit, so
   // that several generated .cu files link into one program.
-  static std::string print_kernels(const ir::Program& program, const lir::Module& module, bool jit) {
+  static std::string print_kernels(const lir::Module& module, bool jit) {
     std::ostringstream os;
     os << "// The kernels: one per function, each running the whole function (docs/cuda.md).\n";
     os << embedded::file("cuda/scangen_cuda_abi.h") << "\n";
@@ -256,14 +247,13 @@ class CudaBackend : public Backend {
     // The associative scans' helpers follow the device header in kernels that call them (only
     // those: they would lengthen every other kernel's NVRTC compile).
     const size_t scan_helpers_at = os.str().size();
-    print_imports(program, jit, os);
+    print_imports(module, jit, os);
     if (!jit) os << "namespace {\n\n";
     os << "namespace scangen_kernels {\n\nnamespace sg = scangen::scalar_v1;\nnamespace sgc = scangen_cuda_v1;\n\n";
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ir::Function& fn = program.functions[f];
       const lir::Function& lf = module.functions[f];
       if (jit) os << select_kernel(f);
-      os << "// fn " << fn.name << fn.signature() << "\n";
+      os << "// fn " << lf.name << lf.signature.text << "\n";
       os << "// Strategy: whole function in one kernel";
       if (lf.kernel.lanes > 0) os << "; independent lanes for " << lf.kernel.lanes << " time loop(s)";
       if (lf.kernel.flattened > 0) os << "; " << lf.kernel.flattened << " element nest(s) flattened";
@@ -330,24 +320,24 @@ class CudaBackend : public Backend {
     }
   }
 
-  static std::string manifest(const ir::Program& program, const lir::Module& module) {
+  static std::string manifest(const lir::Module& module) {
     nlohmann::ordered_json m;
     m["format"] = "scangen-cuda-manifest";
     m["version"] = 2;
-    m["source"] = program.source_path;
+    m["source"] = module.source_path;
     nlohmann::ordered_json fns = nlohmann::ordered_json::array();
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ir::Function& fn = program.functions[f];
+      const lir::Signature& fn = module.functions[f].signature;
       nlohmann::ordered_json j;
-      j["name"] = fn.name;
-      j["signature"] = fn.signature();
+      j["name"] = module.functions[f].name;
+      j["signature"] = fn.text;
       j["kernel"] = kernel_name(f);
       j["kernel_index"] = f;
-      for (const ir::ArgDecl& a : fn.args)
-        j["args"].push_back({{"dtype", std::string(dtype_name(a.type.dtype))}, {"rank", a.type.rank()}});
+      for (const lir::Declared& a : fn.args)
+        j["args"].push_back({{"dtype", std::string(dtype_name(a.dtype))}, {"rank", a.rank}});
       if (fn.args.empty()) j["args"] = nlohmann::ordered_json::array();
-      for (const ir::ResultDecl& r : fn.results)
-        j["results"].push_back({{"dtype", std::string(dtype_name(r.type.dtype))}, {"rank", r.type.rank()}});
+      for (const lir::Declared& r : fn.results)
+        j["results"].push_back({{"dtype", std::string(dtype_name(r.dtype))}, {"rank", r.rank}});
       j["width"] = nlohmann::ordered_json::array();
       for (const lir::WidthTerm& t : module.functions[f].kernel.width) {
         nlohmann::ordered_json dims = nlohmann::ordered_json::array();
@@ -360,20 +350,20 @@ class CudaBackend : public Backend {
     return m.dump(2) + "\n";
   }
 
-  std::string print_header(const ir::Program& program, const lir::Module& module, const EmitOptions& o) const {
+  std::string print_header(const lir::Module& module, const EmitOptions& o) const {
     std::ostringstream os;
-    os << generated_banner(program);
+    os << generated_banner(module);
     const std::string guard = include_guard(o.stem, "cuh");
     os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
     os << embedded::file("cuda/scangen_cuda_api.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\nnamespace cuda {\n\n";
     os << "// Every function runs on `scangen_stream` and returns when its results are ready; arguments and tensor\n"
           "// results are in device memory of the current device.\n\n";
-    std::vector<Api> apis = apis_of(program, module, kCudaTypes);
+    std::vector<Api> apis = apis_of(module, kCudaTypes);
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ir::Function& fn = program.functions[f];
+      const lir::Function& lf = module.functions[f];
       const Api& a = apis[f];
-      os << "// fn " << fn.name << fn.signature() << "\n";
+      os << "// fn " << lf.name << lf.signature.text << "\n";
       if (!a.result_struct.empty()) os << a.result_struct;
       os << a.result_type << " " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ")
          << "cudaStream_t scangen_stream = 0);\n";
@@ -389,24 +379,24 @@ class CudaBackend : public Backend {
 
   // One form of a function's host glue: the one that returns its results in device memory of
   // their own or (`into`) the one that writes them into the caller's device tensors.
-  static void print_host_form(const ir::Function& fn, const lir::Function& lf, const Api& a, size_t f, bool into,
-                              std::ostringstream& os) {
+  static void print_host_form(const lir::Function& lf, const Api& a, size_t f, bool into, std::ostringstream& os) {
+    const lir::Signature& fn = lf.signature;
     os << (into ? std::string("void") : a.result_type) << " " << a.name << "(" << a.params
        << (a.params.empty() ? "" : ", ") << (into ? a.out_params + ", " : "") << "cudaStream_t scangen_stream) {\n";
-    os << rank_checks(fn, a, "scangen_cuda_host_v1::check_rank");
-    if (into) os << out_checks(fn, a, "scangen_cuda_host_v1::check_rank", "scangen_cuda_host_v1::check_disjoint");
+    os << rank_checks(lf, a, "scangen_cuda_host_v1::check_rank");
+    if (into) os << out_checks(lf, a, "scangen_cuda_host_v1::check_rank", "scangen_cuda_host_v1::check_disjoint");
     os << "  const std::vector<scangen_cuda_tensor> scangen_args = {";
     for (size_t i = 0; i < fn.args.size(); ++i) {
-      const ir::ArgDecl& arg = fn.args[i];
-      os << (i ? ",\n      " : "") << "scangen_cuda_host_v1::" << (arg.type.is_scalar() ? "scalar_arg(" : "tensor_arg(")
-         << a.arg_names[i] << ", " << abi_dtype(arg.type.dtype) << ")";
+      const lir::Declared& arg = fn.args[i];
+      os << (i ? ",\n      " : "") << "scangen_cuda_host_v1::" << (arg.rank == 0 ? "scalar_arg(" : "tensor_arg(")
+         << a.arg_names[i] << ", " << abi_dtype(arg.dtype) << ")";
     }
     os << "};\n";
     if (into) {
       os << "  const std::vector<scangen_cuda_tensor> scangen_outs = {";
       for (size_t i = 0; i < fn.results.size(); ++i)
         os << (i ? ",\n      " : "") << "scangen_cuda_host_v1::out_record(" << a.out_names[i] << ", "
-           << abi_dtype(fn.results[i].type.dtype) << ")";
+           << abi_dtype(fn.results[i].dtype) << ")";
       os << "};\n";
     }
     // The threads worth launching: the largest element loop the argument shapes tell.
@@ -426,17 +416,17 @@ class CudaBackend : public Backend {
     if (into) {
       // The tensors are in the caller's memory already; scalars come back in their records.
       for (size_t i = 0; i < fn.results.size(); ++i)
-        if (fn.results[i].type.is_scalar())
+        if (fn.results[i].rank == 0)
           os << "  scangen_cuda_host_v1::store_scalar(" << a.out_names[i] << ", scangen_results[" << i
              << "], scangen_stream);\n";
       os << "  (void)scangen_arena;\n  (void)scangen_results;\n}\n\n";
       return;
     }
     auto result = [&](size_t i) {
-      const ir::ResultDecl& r = fn.results[i];
+      const lir::Declared& r = fn.results[i];
       std::string at = "scangen_results[" + std::to_string(i) + "]";
-      return r.type.is_scalar() ? std::string("scangen_cuda_host_v1::scalar_result<") + ctype(r.type.dtype) + ">(" + at + ")"
-                                : std::string("scangen_cuda_host_v1::tensor_result<") + ctype(r.type.dtype) + ">(scangen_arena, " + at + ")";
+      return r.rank == 0 ? std::string("scangen_cuda_host_v1::scalar_result<") + ctype(r.dtype) + ">(" + at + ")"
+                                : std::string("scangen_cuda_host_v1::tensor_result<") + ctype(r.dtype) + ">(scangen_arena, " + at + ")";
     };
     if (fn.results.size() == 1) {
       os << "  return " << result(0) << ";\n";
@@ -449,17 +439,17 @@ class CudaBackend : public Backend {
     os << "}\n\n";
   }
 
-  static std::string print_host(const ir::Program& program, const lir::Module& module, const EmitOptions& o) {
+  static std::string print_host(const lir::Module& module, const EmitOptions& o) {
     std::ostringstream os;
     os << "// Host glue: launching the kernels over the CUDA runtime API.\n";
     os << embedded::file("cuda/scangen_cuda_launch.h") << "\n";
     os << embedded::file("common/scangen_abi.h") << "\n";
     os << embedded::file("cuda/scangen_cuda_host.h") << "\n";
     os << "namespace " << o.cpp_namespace << " {\nnamespace cuda {\n\n";
-    std::vector<Api> apis = apis_of(program, module, kCudaTypes);
+    std::vector<Api> apis = apis_of(module, kCudaTypes);
     for (size_t f = 0; f < module.functions.size(); ++f) {
-      print_host_form(program.functions[f], module.functions[f], apis[f], f, false, os);
-      if (!apis[f].out_params.empty()) print_host_form(program.functions[f], module.functions[f], apis[f], f, true, os);
+      print_host_form(module.functions[f], apis[f], f, false, os);
+      if (!apis[f].out_params.empty()) print_host_form(module.functions[f], apis[f], f, true, os);
     }
     os << "}  // namespace cuda\n}  // namespace " << o.cpp_namespace << "\n";
     return os.str();
@@ -468,9 +458,8 @@ class CudaBackend : public Backend {
 
 }  // namespace
 
-const Backend& cuda_backend() {
-  static const CudaBackend backend;
-  return backend;
+std::vector<EmittedFile> print_cuda(const lir::Module& module, const EmitOptions& options) {
+  return CudaBackend().emit(module, options);
 }
 
 }  // namespace scangen::codegen

@@ -8,6 +8,17 @@
 
 namespace scangen::lir {
 
+std::string Signature::result_name(size_t i) const {
+  if (i < results.size() && !results[i].name.empty()) return results[i].name;
+  return "out" + std::to_string(i);
+}
+
+std::string result_what(const Function& f, size_t i) {
+  const std::string& name = f.signature.results.at(i).name;
+  return "result " + std::to_string(i) + (name.empty() ? "" : " ('" + name + "')") + " of '" + f.name + "'";
+}
+
+
 namespace {
 
 std::shared_ptr<Expr> make(ExprKind k, DType t) {

@@ -5,6 +5,7 @@
 // how they print this tree (and, for CUDA, how they map loops to threads).
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -221,8 +222,35 @@ struct KernelPlan {
   std::vector<WidthTerm> width;        // how many threads a launch is worth: the largest term (parallel-width)
 };
 
+// An argument or a result as the .scan function declares it.
+struct Declared {
+  std::string name;       // the parameter's name; a result's declared name, or empty
+  DType dtype = DType::F32;
+  int rank = 0;
+  std::string type_text;  // as declared: "f32[n, 2]"
+  Loc loc;
+};
+
+// What the printers need of a .scan function's declaration, copied by the lowering so that a
+// printer never reads the program IR.
+struct Signature {
+  std::string text;  // "(A: f32[n], k: i32) -> f32[n]"
+  std::vector<Declared> args;
+  std::vector<Declared> results;
+  // A result's declared name, or out<i>.
+  std::string result_name(size_t i) const;
+};
+
+// A C++ header the program imports, as emitted code includes it.
+struct Include {
+  std::filesystem::path header;  // absolute and normalized: what the JIT includes
+  std::string spelling;          // as the import statement writes it: what `compile` includes
+  std::vector<std::filesystem::path> dependencies;  // the header, then what it includes
+};
+
 struct Function {
   std::string name;        // the .scan fn
+  Signature signature;
   std::string symbol;      // the C++ name of the implementation
   std::vector<Param> params;
   std::vector<Param> results;
@@ -241,11 +269,15 @@ struct Function {
 };
 
 struct Module {
-  std::string source_path;
+  std::string source_path;  // the .scan file as named on the command line
+  std::vector<Include> imports;  // the headers emitted code includes, in the program's order
   // Fast: the passes of lir_passes.def's fast stage ran; the CPU printer adds their support code.
   FpMode fp_mode = FpMode::Strict;
   std::vector<Function> functions;
 };
+
+// How a result is named in messages: "result 0 ('h') of 'f'", "result 1 of 'f'".
+std::string result_what(const Function& f, size_t i);
 
 // ---- text (loop_ir_printer.cpp): what `scangen ir --lir` prints
 std::string print_function(const Function& f);

@@ -12,14 +12,12 @@
 //    computed and checked at run time with the same messages as the interpreter.
 #pragma once
 
-#include "codegen/lir_passes.h"
 #include "codegen/loop_ir.h"
 #include "ir/ir.h"
 
 namespace scangen::codegen {
 
-// Lowers every function, then runs the loop-IR passes of every backend (LirStage::Lowering) and,
-// with options.fp_mode Fast, those of the fast floating-point mode (LirStage::Fast).
-lir::Module lower_program(const ir::Program& program, const LirPipelineOptions& options = {});
+// Lowers every function. The loop-IR passes are the driver's to run (lir_passes.h).
+lir::Module lower_program(const ir::Program& program);
 
 }  // namespace scangen::codegen

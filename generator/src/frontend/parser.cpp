@@ -94,6 +94,13 @@ class Parser {
   void skip_newlines() {
     while (at(Tok::Newline) || at(Tok::Semicolon)) next();
   }
+  // Skips line ends when the first token after them is `kind`.
+  void skip_newlines_before(Tok kind) {
+    int ahead = 0;
+    while (peek(ahead).kind == Tok::Newline) ++ahead;
+    if (ahead > 0 && peek(ahead).kind == kind)
+      while (at(Tok::Newline)) next();
+  }
   Loc span_from(const Loc& begin) const { return last_ ? Loc::span(begin, last_->loc) : begin; }
 
   // Skips to the end of the current statement: a newline or ';' at this nesting level, or the
@@ -152,6 +159,8 @@ class Parser {
       if (!accept(Tok::Comma)) break;
     }
     expect(Tok::RParen);
+    // The header may go on over lines: `-> (...)` and the body's `{` may start a line of their own.
+    skip_newlines_before(Tok::Arrow);
     expect(Tok::Arrow, "'->' and the result type");
     if (at(Tok::LParen)) {
       next();
@@ -178,6 +187,7 @@ class Parser {
       r.type = parse_type();
       fn->results.push_back(std::move(r));
     }
+    skip_newlines_before(Tok::LBrace);
     fn->body = parse_block(/*in_scan=*/false, &fn->close_loc);
     return fn;
   }

@@ -52,6 +52,11 @@ void FunctionLowering::check_declared_shape(const std::string& what, const std::
 
 void FunctionLowering::run() {
   out_.name = fn_.name;
+  out_.signature.text = fn_.signature();
+  for (const ir::ArgDecl& a : fn_.args)
+    out_.signature.args.push_back({a.name, a.type.dtype, a.type.rank(), a.type.str(), a.loc});
+  for (const ir::ResultDecl& r : fn_.results)
+    out_.signature.results.push_back({r.name, r.type.dtype, r.type.rank(), r.type.str(), r.loc});
   // The C++ printer names the result parameters result0, result1, ...: no argument may take them.
   for (size_t i = 0; i < fn_.results.size(); ++i) names.reserve("result" + std::to_string(i));
   out_.symbol = names.fresh(fn_.name + "_impl");
@@ -165,9 +170,7 @@ void FunctionLowering::declare_caller_results(Symbols& symbols) {
   if (tensors) when(into_, [&] {
     for (size_t i = 0; i < fn_.results.size(); ++i) {
       if (known[i].rank() == 0) continue;
-      const std::string what = "result " + std::to_string(i) +
-                               (fn_.results[i].name.empty() ? "" : " ('" + fn_.results[i].name + "')") + " of '" +
-                               fn_.name + "'";
+      const std::string what = lir::result_what(out_, i);
       check_caller_tensor_size(what, fn_.results[i].loc, caller_results_[i]);
       check_declared_shape(what, fn_.result_name(i), known[i], caller_results_[i].dims, fn_.results[i].loc, false,
                            symbols);

@@ -1,4 +1,4 @@
-#include "ir/interpreter.h"
+#include "interpreter/interpreter.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,15 +6,17 @@
 #include <unordered_map>
 
 #include "ir/builder.h"
-#include "ir/import_shim.h"
-#include "ir/interpreter_selection.h"
+#include "interpreter/import_shim.h"
+#include "interpreter/selection.h"
 #include "ir/visitor.h"
 #include "scangen/runtime/errors.h"
 #include "scangen_scalar.h"
 #include "support/check.h"
 #include "support/large_stack.h"
 
-namespace scangen::ir {
+namespace scangen::interp {
+
+using namespace scangen::ir;
 
 namespace sc = scangen::scalar_v1;
 
@@ -1149,4 +1151,4 @@ std::vector<HostTensor> Interpreter::run_on_this_thread(const Function& fn, cons
   return results;
 }
 
-}  // namespace scangen::ir
+}  // namespace scangen::interp

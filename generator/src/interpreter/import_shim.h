@@ -8,22 +8,17 @@
 
 #include "ir/ir.h"
 
-namespace scangen::ir {
+namespace scangen::interp {
 
 // Reads the arguments through args[i] (a pointer to one scalar of parameter i's dtype) and writes
 // the result through `result`.
 using ImportedEntry = void (*)(const void* const* args, void* result);
 
-// What a translation unit compiled by the JIT needs to call an import: a comment with the SHA-256
-// of each of its dependencies (the JIT's cache is keyed on the source text, so a header that
-// changes changes the key) and the #include of the header by its absolute path.
-std::string jit_include_lines(const Import& import);
-
 // The shim's source for one import: a wrapper `scangen_import_<i>` for each function i.
-std::string import_shim_source(const Import& import);
+std::string import_shim_source(const ir::Import& import);
 
 // The wrapper of `import`'s function `function`, compiling and loading the shim on first use in
 // this process. Throws RuntimeError when the header no longer compiles.
-ImportedEntry imported_entry(const Import& import, int function);
+ImportedEntry imported_entry(const ir::Import& import, int function);
 
-}  // namespace scangen::ir
+}  // namespace scangen::interp

@@ -15,7 +15,9 @@
 #include "ir/ir.h"
 #include "scangen/runtime/tensor.h"
 
-namespace scangen::ir {
+namespace scangen::interp {
+
+using ir::Function;
 
 // The values of a function's dimension symbols, bound from its arguments.
 struct SymbolValues {
@@ -40,4 +42,4 @@ class Interpreter {
   std::vector<HostTensor> run_on_this_thread(const Function& fn, const std::vector<HostTensor>& args);
 };
 
-}  // namespace scangen::ir
+}  // namespace scangen::interp

@@ -9,7 +9,7 @@
 #include "ir/ir.h"
 #include "scangen/runtime/tensor.h"
 
-namespace scangen::ir::interp {
+namespace scangen::interp {
 
 // `given` (negative counts from the end) as a position in dimension `dim` of size n, or the
 // run-time error "index ... is out of range ...".
@@ -17,9 +17,9 @@ int64_t checked_index(int64_t given, int64_t n, size_t dim, const Loc& loc);
 HostTensor transpose(const HostTensor& x, const std::vector<int>& perm);
 HostTensor gather(const HostTensor& x, const HostTensor& idx, const Loc& loc);
 HostTensor scatter_add(const HostTensor& x, const HostTensor& idx, const HostTensor& v, const Loc& loc);
-HostTensor arg_reduce(ReduceOp op, const HostTensor& x, std::optional<int> axis, const Loc& loc);
+HostTensor arg_reduce(ir::ReduceOp op, const HostTensor& x, std::optional<int> axis, const Loc& loc);
 HostTensor top_k(const HostTensor& x, int64_t k, const Loc& loc);
 // Fails unless `shape` has no negative size and as many elements as x.
 void check_reshape(const HostTensor& x, const Shape& shape, const Loc& loc);
 
-}  // namespace scangen::ir::interp
+}  // namespace scangen::interp

@@ -1,11 +1,13 @@
-#include "ir/interpreter_selection.h"
+#include "interpreter/selection.h"
 
 #include <cstring>
 
 #include "scangen/runtime/errors.h"
 #include "scangen_scalar.h"
 
-namespace scangen::ir::interp {
+namespace scangen::interp {
+
+using ir::ReduceOp;
 
 namespace sc = scangen::scalar_v1;
 
@@ -179,4 +181,4 @@ void check_reshape(const HostTensor& x, const Shape& shape, const Loc& loc) {
                   shape_to_string(shape));
 }
 
-}  // namespace scangen::ir::interp
+}  // namespace scangen::interp

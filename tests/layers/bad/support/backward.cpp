@@ -1,0 +1,2 @@
+// A backward include: the check must refuse this fixture.
+#include "ir/type.h"
