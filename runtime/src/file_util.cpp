@@ -17,6 +17,10 @@ std::string quoted_reason(const std::filesystem::path& path, int error_number) {
   return "'" + path.string() + "': " + std::strerror(error_number);
 }
 
+void fail_to_read(std::string_view origin, const std::string& reason) {
+  throw RuntimeError("cannot read " + std::string(origin) + ": " + reason);
+}
+
 std::string read_file(const std::filesystem::path& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
   if (!file) throw RuntimeError("cannot read " + quoted_reason(path, errno));

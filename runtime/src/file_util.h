@@ -14,6 +14,10 @@ namespace scangen::detail {
 // "'path': No such file or directory", for messages that start with "cannot read" and the like.
 std::string quoted_reason(const std::filesystem::path& path, int error_number);
 
+// Throws the RuntimeError "cannot read ORIGIN: REASON", where ORIGIN names what was read (a quoted
+// path, or an entry of an archive).
+[[noreturn]] void fail_to_read(std::string_view origin, const std::string& reason);
+
 // The whole file's bytes.
 std::string read_file(const std::filesystem::path& path);
 

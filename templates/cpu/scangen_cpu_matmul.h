@@ -9,7 +9,8 @@
 // both would change the rounding. What it leaves free is everything across output elements, so
 // the kernel vectorizes over output columns and keeps a tile of outputs in registers.
 //
-// How it is blocked.
+// How it is blocked. The blocking (multiply<Tile>) takes the tile kernel as a template parameter:
+// StrictTile here, the FMA tile of scangen_cpu_fast.h for the fast floating-point mode.
 //  - Micro-kernel (multiply_tile): a tile of kRows x (kVectors * W) outputs lives in registers as
 //    vectors of W columns. For each p it loads kVectors vectors of row p of b, multiplies each by
 //    a[r][p] (a scalar broadcast) and adds the product to the accumulator: one multiply and one add
@@ -69,31 +70,22 @@ inline constexpr int kVectorBytes = 16;
 inline constexpr int kVectorRegisters = 16;
 #endif
 
-// Rows of a register tile, and the accumulators a tile may hold (with 32 registers: 3 rows of 8
-// vectors; with 16: 3 rows of 4). Few rows and wide tiles: each a[r][p] is broadcast to a whole
-// vector, which seems to cost a slot of a floating-point pipe on Zen 4, so the fewer broadcasts
-// per multiply the better. Measured on Zen 4 (bench/matmul_bench.cpp), f32, 256 x 256 x 256:
-// 3 x 8 vectors 94 GFLOP/s, 6 x 4 87, 4 x 4 85, 8 x 2 77; with AVX2 only, 3 x 4 79, 4 x 2 71.
-inline constexpr int kMaxRows = 3;
+// Accumulators a register tile may hold, leaving registers for the row of b and a broadcast.
 inline constexpr int kAccumulators = kVectorRegisters >= 32 ? 24 : 12;
-// Vectors per row of a tile over packed panels, and the depth of one packed block of b.
-inline constexpr int kPanelVectors = kAccumulators / kMaxRows;
+// The depth of one packed block of b.
 inline constexpr int64_t kDepthBlock = 256;
 // Bytes of packed b: a block that stays in L2 (1 MiB per core on current x86 server cores) next
 // to the rows of a and out passing through.
 inline constexpr int64_t kPackedBytes = 256 * 1024;
-// b is read in place rather than packed up to kStreamRows rows, and up to kStreamCachedRows rows
-// when it fits in kPackedBytes (it then stays in L2 from one group of rows to the next). Measured
-// with bench/matmul_bench.cpp on Zen 4: packing wins at 32 rows when b is 1 MiB, loses when it is
-// 256 KiB.
-inline constexpr int64_t kStreamRows = 4 * kMaxRows;
+// b is read in place rather than packed up to kStreamRows<Tile> rows (4 groups of rows), and up
+// to kStreamCachedRows rows when it fits in kPackedBytes (it then stays in L2 from one group of
+// rows to the next). Measured with bench/matmul_bench.cpp on Zen 4: packing wins at 32 rows when
+// b is 1 MiB, loses when it is 256 KiB.
+template <class Tile> inline constexpr int64_t kStreamRows = 4 * Tile::kMaxRows;
 inline constexpr int64_t kStreamCachedRows = 64;
-// Up to kStreamWideRows rows times a b larger than kStreamWideBytes (beyond the caches: a beam's
-// hidden states times an output projection of 32,000 columns) form one group, so that b comes
-// from memory once rather than once per kMaxRows rows; the extra broadcasts of the taller tile
-// cost less than the reloads. Measured with bench/decode_bench.cpp on Zen 4: 8 x 512 @ 512 x
-// 32,000 (65 MB) in 3 groups, 21.7 ms; in one, see docs/performance.md.
-inline constexpr int kStreamWideRows = 8;
+// Up to Tile::kStreamWideRows rows times a b larger than kStreamWideBytes (beyond the caches: a
+// beam's hidden states times an output projection of 32,000 columns) form one group, so that b
+// comes from memory once rather than once per kMaxRows rows.
 inline constexpr int64_t kStreamWideBytes = 8 * 1024 * 1024;
 
 // Integers compute in the unsigned type of the same width: the same bits as wrapping signed
@@ -114,9 +106,7 @@ template <class T> inline Vector<T> load(const T* p) {
 }
 template <class T> inline void store(T* p, const Vector<T>& v) { std::memcpy(p, &v, sizeof v); }
 
-// Vectors per row of a tile that reads b in place: as many as keep kAccumulators busy, at most 8.
-template <int kRows> inline constexpr int kStreamVectors =
-    kAccumulators / kRows < 1 ? 1 : (kAccumulators / kRows > 8 ? 8 : kAccumulators / kRows);
+// ---- the strict tile kernel
 
 // The micro-kernel: c[r][0 .. kVectors*W) for r < kRows, summed over p < depth in increasing p,
 // starting from +0 or, when `resume`, from the partial sums already in c. a[r][p] is at
@@ -155,22 +145,57 @@ __attribute__((noinline)) void multiply_tile(const T* a, int64_t lda, const T* b
     for (int v = 0; v < kVectors; ++v) store(c + r * ldc + v * W, acc[r][v]);
 }
 
+// A tile kernel and its shapes, what the blocking below needs of it:
+//   kMaxRows            rows of a register tile
+//   kPanelVectors       vectors per row of a tile over packed panels
+//   kStreamWideRows     the most rows of one group over a b beyond kStreamWideBytes (kMaxRows: none)
+//   stream_vectors(R)   vectors per row of an R-row tile that reads b in place
+//   tile<T, R, V>       the micro-kernel (multiply_tile's contract)
+//   multiply_add(s, x, y)  s + x * y for the scalar sums of a matrix times a vector
+// The strict kernel's: 3 rows of 8 vectors with 32 registers, 3 of 4 with 16. Few rows and wide
+// tiles: each a[r][p] is broadcast to a whole vector, which seems to cost a slot of a
+// floating-point pipe on Zen 4, so the fewer broadcasts per multiply the better. Measured on
+// Zen 4 (bench/matmul_bench.cpp), f32, 256 x 256 x 256: 3 x 8 vectors 94 GFLOP/s, 6 x 4 87,
+// 4 x 4 85, 8 x 2 77; with AVX2 only, 3 x 4 79, 4 x 2 71.
+struct StrictTile {
+  static constexpr int kMaxRows = 3;
+  static constexpr int kPanelVectors = kAccumulators / kMaxRows;
+  // Measured with bench/decode_bench.cpp on Zen 4: 8 x 512 @ 512 x 32,000 (65 MB) in 3 groups,
+  // 21.7 ms; in one, see docs/performance.md.
+  static constexpr int kStreamWideRows = 8;
+  // As many as keep kAccumulators busy, at most 8.
+  static constexpr int stream_vectors(int rows) {
+    return kAccumulators / rows < 1 ? 1 : (kAccumulators / rows > 8 ? 8 : kAccumulators / rows);
+  }
+  template <class T, int kRows, int kVectors>
+  static void tile(const T* a, int64_t lda, const T* b, int64_t ldb, int64_t depth, T* c, int64_t ldc,
+                   bool resume) {
+    multiply_tile<T, kRows, kVectors>(a, lda, b, ldb, depth, c, ldc, resume);
+  }
+  template <class T> static Lane<T> multiply_add(Lane<T> sum, T x, T y) {
+    using L = Lane<T>;
+    return L(sum + L(static_cast<L>(x) * static_cast<L>(y)));
+  }
+};
+
+// ---- the blocking, for any tile kernel
+
 // The micro-kernel for a tile of which only the first `columns` columns exist in c: it runs on a
 // copy of the tile in memory. b must still be readable over the whole tile (a padded copy).
-template <class T, int kRows, int kVectors>
+template <class Tile, class T, int kRows, int kVectors>
 inline void multiply_clipped_tile(const T* a, int64_t lda, const T* b, int64_t ldb, int64_t depth, T* c,
                                   int64_t ldc, int64_t columns, bool resume) {
   constexpr int64_t kColumns = int64_t(kVectors) * kWidth<T>;
   alignas(64) T tile[kRows * kColumns] = {};
   if (resume)
     for (int r = 0; r < kRows; ++r) std::memcpy(tile + r * kColumns, c + r * ldc, size_t(columns) * sizeof(T));
-  multiply_tile<T, kRows, kVectors>(a, lda, b, ldb, depth, tile, kColumns, resume);
+  Tile::template tile<T, kRows, kVectors>(a, lda, b, ldb, depth, tile, kColumns, resume);
   for (int r = 0; r < kRows; ++r) std::memcpy(c + r * ldc, tile + r * kColumns, size_t(columns) * sizeof(T));
 }
 
-// Calls Kernel::run<R>(args...) with R = rows, for 1 <= rows <= kMaxRows: a tile's row count is a
+// Calls Kernel::run<R>(args...) with R = rows, for kRows <= rows <= kLast: a tile's row count is a
 // compile-time constant, so the last, shorter group of rows gets a kernel of its own size.
-template <class Kernel, int kRows = 1, int kLast = kMaxRows, class... Args>
+template <class Kernel, int kRows, int kLast, class... Args>
 inline void with_rows(int64_t rows, Args... args) {
   if constexpr (kRows < kLast) {
     if (rows != kRows) return with_rows<Kernel, kRows + 1, kLast>(rows, args...);
@@ -184,11 +209,11 @@ inline void with_rows(int64_t rows, Args... args) {
 // and, for the columns left over, one narrower tile that ends at column n. That last tile may
 // overlap columns already done: it computes them again in the same order, so it writes the same
 // bits, and no load reads past b nor store writes past out.
-template <class T> struct StreamRows {
+template <class Tile, class T> struct StreamRows {
   template <int kRows>
   static void run(const T* a, const T* b, T* out, int64_t k, int64_t n) {
     constexpr int64_t W = kWidth<T>;
-    constexpr int kVectors = kStreamVectors<kRows>;
+    constexpr int kVectors = Tile::stream_vectors(kRows);
     // A tile of fewer than four accumulators waits on the latency of its adds.
     constexpr int kMinVectors = 4 / kRows < 1 ? 1 : (4 / kRows > kVectors ? kVectors : 4 / kRows);
     for (int64_t j = 0; j < n;) {
@@ -203,38 +228,41 @@ template <class T> struct StreamRows {
     }
   }
 
-  // multiply_tile with `vectors` (kVectors halved 0 or more times) vectors per row.
+  // The tile with `vectors` (kVectors halved 0 or more times) vectors per row.
   template <int kRows, int kVectors>
   static void multiply_tile_of_width(int vectors, const T* a, int64_t k, const T* b, int64_t ldb, T* out,
                                      int64_t ldo) {
     if constexpr (kVectors > 1) {
       if (vectors < kVectors) return multiply_tile_of_width<kRows, kVectors / 2>(vectors, a, k, b, ldb, out, ldo);
     }
-    multiply_tile<T, kRows, kVectors>(a, k, b, ldb, k, out, ldo, false);
+    Tile::template tile<T, kRows, kVectors>(a, k, b, ldb, k, out, ldo, false);
   }
 };
 
-template <class T> inline void multiply_streaming(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
-  if (m > kMaxRows && m <= kStreamWideRows && k * n * int64_t(sizeof(T)) > kStreamWideBytes)
-    return with_rows<StreamRows<T>, kMaxRows + 1, kStreamWideRows>(m, a, b, out, k, n);
+template <class Tile, class T>
+inline void multiply_streaming(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+  constexpr int kMaxRows = Tile::kMaxRows;
+  if constexpr (Tile::kStreamWideRows > kMaxRows) {
+    if (m > kMaxRows && m <= Tile::kStreamWideRows && k * n * int64_t(sizeof(T)) > kStreamWideBytes)
+      return with_rows<StreamRows<Tile, T>, kMaxRows + 1, Tile::kStreamWideRows>(m, a, b, out, k, n);
+  }
   for (int64_t i = 0; i < m; i += kMaxRows) {
     const int64_t rows = m - i < kMaxRows ? m - i : kMaxRows;
-    with_rows<StreamRows<T>>(rows, a + i * k, b, out + i * n, k, n);
+    with_rows<StreamRows<Tile, T>, 1, kMaxRows>(rows, a + i * k, b, out + i * n, k, n);
   }
 }
 
 // ---- many rows: b packed
 
-template <class T> inline constexpr int64_t kPanelColumns = int64_t(kPanelVectors) * kWidth<T>;
+template <class Tile, class T> inline constexpr int64_t kPanelColumns = int64_t(Tile::kPanelVectors) * kWidth<T>;
 // Columns of b per packed block: as many whole panels as kPackedBytes holds at full depth.
-template <class T> inline constexpr int64_t kBlockColumns =
-    kPackedBytes / (kDepthBlock * int64_t(sizeof(T))) / kPanelColumns<T> * kPanelColumns<T>;
+template <class Tile, class T> inline constexpr int64_t kBlockColumns =
+    kPackedBytes / (kDepthBlock * int64_t(sizeof(T))) / kPanelColumns<Tile, T> * kPanelColumns<Tile, T>;
 
-// Copies b[0 .. depth)[0 .. columns) (rows ldb apart) into panels of kPanelColumns columns, each
-// panel depth x kPanelColumns contiguous, the last one zero-padded.
-template <class T>
+// Copies b[0 .. depth)[0 .. columns) (rows ldb apart) into panels of kColumns columns, each
+// panel depth x kColumns contiguous, the last one zero-padded.
+template <int64_t kColumns, class T>
 inline void pack_panels(const T* b, int64_t ldb, int64_t depth, int64_t columns, T* packed) {
-  constexpr int64_t kColumns = kPanelColumns<T>;
   for (int64_t j0 = 0; j0 < columns; j0 += kColumns) {
     const int64_t width = columns - j0 < kColumns ? columns - j0 : kColumns;
     T* panel = packed + j0 * depth;
@@ -246,33 +274,36 @@ inline void pack_panels(const T* b, int64_t ldb, int64_t depth, int64_t columns,
 }
 
 // A group of kRows rows of a (depth columns, rows lda apart) times every packed panel of a block.
-template <class T> struct PanelRows {
+template <class Tile, class T> struct PanelRows {
   template <int kRows>
   static void run(const T* a, int64_t lda, const T* packed, int64_t depth, T* out, int64_t ldo, int64_t columns,
                   bool resume) {
-    constexpr int64_t kColumns = kPanelColumns<T>;
+    constexpr int64_t kColumns = kPanelColumns<Tile, T>;
     for (int64_t j0 = 0; j0 < columns; j0 += kColumns) {
       const T* panel = packed + j0 * depth;
       if (columns - j0 >= kColumns)
-        multiply_tile<T, kRows, kPanelVectors>(a, lda, panel, kColumns, depth, out + j0, ldo, resume);
+        Tile::template tile<T, kRows, Tile::kPanelVectors>(a, lda, panel, kColumns, depth, out + j0, ldo, resume);
       else
-        multiply_clipped_tile<T, kRows, kPanelVectors>(a, lda, panel, kColumns, depth, out + j0, ldo,
-                                                       columns - j0, resume);
+        multiply_clipped_tile<Tile, T, kRows, Tile::kPanelVectors>(a, lda, panel, kColumns, depth, out + j0,
+                                                                   ldo, columns - j0, resume);
     }
   }
 };
 
-template <class T> inline void multiply_packed(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
-  alignas(64) static thread_local T packed[kDepthBlock * kBlockColumns<T>];
-  for (int64_t j0 = 0; j0 < n; j0 += kBlockColumns<T>) {
-    const int64_t columns = n - j0 < kBlockColumns<T> ? n - j0 : kBlockColumns<T>;
+template <class Tile, class T>
+inline void multiply_packed(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+  constexpr int kMaxRows = Tile::kMaxRows;
+  constexpr int64_t kColumns = kBlockColumns<Tile, T>;
+  alignas(64) static thread_local T packed[kDepthBlock * kColumns];
+  for (int64_t j0 = 0; j0 < n; j0 += kColumns) {
+    const int64_t columns = n - j0 < kColumns ? n - j0 : kColumns;
     for (int64_t p0 = 0; p0 < k; p0 += kDepthBlock) {
       const int64_t depth = k - p0 < kDepthBlock ? k - p0 : kDepthBlock;
-      pack_panels(b + p0 * n + j0, n, depth, columns, packed);
+      pack_panels<kPanelColumns<Tile, T>>(b + p0 * n + j0, n, depth, columns, packed);
       for (int64_t i = 0; i < m; i += kMaxRows) {
         const int64_t rows = m - i < kMaxRows ? m - i : kMaxRows;
-        with_rows<PanelRows<T>>(rows, a + i * k + p0, k, static_cast<const T*>(packed), depth, out + i * n + j0, n,
-                                columns, p0 > 0);
+        with_rows<PanelRows<Tile, T>, 1, kMaxRows>(rows, a + i * k + p0, k, static_cast<const T*>(packed), depth,
+                                                   out + i * n + j0, n, columns, p0 > 0);
       }
     }
   }
@@ -281,7 +312,8 @@ template <class T> inline void multiply_packed(T* out, const T* a, const T* b, i
 // ---- fewer columns than a vector (a matrix times a vector): vectors over columns would be
 // mostly padding, so each output is one scalar sum, four rows at a time so that four sums overlap.
 
-template <class T> inline void multiply_narrow(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+template <class Tile, class T>
+inline void multiply_narrow(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
   using L = Lane<T>;
   constexpr int64_t kRows = 4;
   for (int64_t j = 0; j < n; ++j) {
@@ -289,16 +321,32 @@ template <class T> inline void multiply_narrow(T* out, const T* a, const T* b, i
     for (; i + kRows <= m; i += kRows) {
       L acc[kRows] = {};
       for (int64_t p = 0; p < k; ++p) {
-        const L b_pj = static_cast<L>(b[p * n + j]);
-        for (int64_t r = 0; r < kRows; ++r) acc[r] = L(acc[r] + L(static_cast<L>(a[(i + r) * k + p]) * b_pj));
+        const T b_pj = b[p * n + j];
+        for (int64_t r = 0; r < kRows; ++r) acc[r] = Tile::multiply_add(acc[r], a[(i + r) * k + p], b_pj);
       }
       for (int64_t r = 0; r < kRows; ++r) out[(i + r) * n + j] = static_cast<T>(acc[r]);
     }
     for (; i < m; ++i) {
       L acc = L(0);
-      for (int64_t p = 0; p < k; ++p) acc = L(acc + L(static_cast<L>(a[i * k + p]) * static_cast<L>(b[p * n + j])));
+      for (int64_t p = 0; p < k; ++p) acc = Tile::multiply_add(acc, a[i * k + p], b[p * n + j]);
       out[i * n + j] = static_cast<T>(acc);
     }
+  }
+}
+
+// out[m x n] = a[m x k] @ b[k x n] with the tile kernel `Tile`: the path for the shape.
+template <class Tile, class T>
+inline void multiply(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m * n; ++i) out[i] = T(0);
+  } else if (n < kWidth<T>) {
+    multiply_narrow<Tile>(out, a, b, m, k, n);
+  } else if (m <= kStreamRows<Tile> ||
+             (m <= kStreamCachedRows && k * n * int64_t(sizeof(T)) <= kPackedBytes)) {
+    multiply_streaming<Tile>(out, a, b, m, k, n);
+  } else {
+    multiply_packed<Tile>(out, a, b, m, k, n);
   }
 }
 
@@ -307,17 +355,7 @@ template <class T> inline void multiply_narrow(T* out, const T* a, const T* b, i
 // out[m x n] = a[m x k] @ b[k x n] (the header comment above says in which order and how).
 template <class T> inline void matmul(T* out, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
   static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "matmul of numbers");
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {
-    for (int64_t i = 0; i < m * n; ++i) out[i] = T(0);
-  } else if (n < matmul_v1::kWidth<T>) {
-    matmul_v1::multiply_narrow(out, a, b, m, k, n);
-  } else if (m <= matmul_v1::kStreamRows ||
-             (m <= matmul_v1::kStreamCachedRows && k * n * int64_t(sizeof(T)) <= matmul_v1::kPackedBytes)) {
-    matmul_v1::multiply_streaming(out, a, b, m, k, n);
-  } else {
-    matmul_v1::multiply_packed(out, a, b, m, k, n);
-  }
+  matmul_v1::multiply<matmul_v1::StrictTile>(out, a, b, m, k, n);
 }
 
 }  // namespace scangen_rt_v1

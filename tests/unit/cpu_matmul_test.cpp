@@ -23,6 +23,7 @@ namespace {
 
 namespace sc = scangen::scalar_v1;
 namespace mm = scangen_rt_v1::matmul_v1;
+using Strict = mm::StrictTile;
 
 // The interpreter's loop (generator/src/ir/interpreter.cpp, visit_MatMul).
 template <class T>
@@ -113,13 +114,13 @@ template <class T> void check_shape(int64_t m, int64_t k, int64_t n, Values valu
 
 // Sizes on both sides of every edge of the blocking, for type T.
 template <class T> std::vector<int64_t> row_counts() {
-  const int64_t r = mm::kMaxRows, s = mm::kStreamRows;
+  const int64_t r = Strict::kMaxRows, s = mm::kStreamRows<Strict>;
   return {0, 1, 2, 3, r - 1, r, r + 1, 2 * r + 3, s - 1, s, s + 1, s + r + 5, 100};
 }
 template <class T> std::vector<int64_t> column_counts() {
-  const int64_t w = mm::kWidth<T>, p = mm::kPanelColumns<T>, c = mm::kBlockColumns<T>;
+  const int64_t w = mm::kWidth<T>, p = mm::kPanelColumns<Strict, T>, c = mm::kBlockColumns<Strict, T>;
   // Tiles that read b in place: widest for one row, narrowest for kMaxRows rows.
-  const int64_t one_row = mm::kStreamVectors<1> * w, full = mm::kStreamVectors<mm::kMaxRows> * w;
+  const int64_t one_row = Strict::stream_vectors(1) * w, full = Strict::stream_vectors(Strict::kMaxRows) * w;
   return {0,     1,     2,     w - 1, w,           w + 1,       3 * w + 5,    p - 1,        p,
           p + 1, c - 1, c,     c + 1, one_row - 1, one_row + 1, full + w + 3, 2 * c + p + 3};
 }
@@ -140,8 +141,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_block_edge, T, Types) {
   for (int64_t m : ms)
     for (int64_t n : ns) check_shape<T>(m, 70, n, Values::Ordinary, rng);
   for (int64_t k : ks)
-    for (int64_t m : {int64_t(1), int64_t(mm::kMaxRows), int64_t(mm::kStreamRows + 3)})
-      for (int64_t n : {int64_t(mm::kWidth<T> + 3), mm::kPanelColumns<T> * 2 + 1})
+    for (int64_t m : {int64_t(1), int64_t(Strict::kMaxRows), int64_t(mm::kStreamRows<Strict> + 3)})
+      for (int64_t n : {int64_t(mm::kWidth<T> + 3), mm::kPanelColumns<Strict, T> * 2 + 1})
         check_shape<T>(m, k, n, Values::Ordinary, rng);
   std::uniform_int_distribution<size_t> pick_m(0, ms.size() - 1), pick_k(0, ks.size() - 1), pick_n(0, ns.size() - 1);
   for (int trial = 0; trial < 60; ++trial)
@@ -169,7 +170,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(wide_streaming_rows, T, Types) {
   std::mt19937_64 rng(19);
   const int64_t k = 65;
   const int64_t n = mm::kStreamWideBytes / (k * int64_t(sizeof(T))) + mm::kWidth<T> + 3;
-  for (int64_t m : {int64_t(mm::kMaxRows + 1), int64_t(5), int64_t(mm::kStreamWideRows)})
+  for (int64_t m : {int64_t(Strict::kMaxRows + 1), int64_t(5), int64_t(Strict::kStreamWideRows)})
     check_shape<T>(m, k, n, Values::Ordinary, rng);
 }
 

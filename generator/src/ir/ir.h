@@ -127,7 +127,6 @@ struct Scalar {
   static Scalar of_float(DType d, double v);
   static Scalar of_bool(bool b);
   double as_double() const { return is_float(dtype) ? f : static_cast<double>(i); }
-  int64_t as_int() const { return is_float(dtype) ? static_cast<int64_t>(f) : i; }
   bool operator==(const Scalar& o) const;
   std::string str() const;  // as printed in IR and in emitted code comments
 };

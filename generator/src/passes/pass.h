@@ -25,7 +25,6 @@ class PassContext {
   // Counts rewrites a pass made (shown by --stats).
   void fired(int times = 1);
   const std::map<std::string, int>& stats() const { return stats_; }
-  const std::string& current_pass() const { return current_; }
   // Records why the current pass left something as it was, where a user may have expected it to
   // fire (`scangen ir --stats` prints these after the counts).
   void note(const std::string& text);
