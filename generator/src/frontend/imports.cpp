@@ -71,6 +71,11 @@ ir::ImportRef analyze_one(const ast::ImportDecl& decl, const fs::path& header, H
   import->dependencies = analysis.dependencies;
   if (import->dependencies.empty()) import->dependencies.push_back(import->header);
   import->cuda_parse_problem = analysis.cuda_parse_problem;
+  for (const imports::UnusableFunction& f : analysis.unusable) {
+    ir::UnusableFunction g{f.name, {}};
+    for (const imports::HeaderProblem& reason : f.reasons) g.reasons.emplace_back(files.loc(reason.loc), reason.message);
+    import->unusable.push_back(std::move(g));
+  }
   for (const imports::ImportedFunction& f : analysis.functions) {
     ir::ImportedFunction g;
     g.name = f.name;

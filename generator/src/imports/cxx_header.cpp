@@ -268,16 +268,24 @@ std::string signature_text(const std::vector<DType>& params, DType result) {
   return text + ") -> " + cxx_name(result);
 }
 
-// A function that passed the checks of its own declaration (partial derivatives come later).
+// A function that passed the checks of its own declaration (overloads and partial derivatives
+// come later).
 struct Candidate {
   ImportedFunction function;
   size_t order = 0;  // of its declaration, to sort problems
   bool usable = true;
 };
 
+// Why the function `name` cannot be used, found at its declaration number `order`.
+struct Problem {
+  size_t order = 0;
+  std::string name;
+  HeaderProblem problem;
+};
+
 struct Exports {
   std::vector<Candidate> candidates;
-  std::vector<std::pair<size_t, HeaderProblem>> problems;  // by declaration order
+  std::vector<Problem> problems;
 };
 
 class ExportCollector {
@@ -288,6 +296,9 @@ class ExportCollector {
   Exports collect() {
     for_each_export(*context_.getTranslationUnitDecl(), false,
                     [this](const Decl& decl) { visit(decl); });
+    // A call of an overloaded name could mean either overload: none is offered.
+    for (Candidate& candidate : exports_.candidates)
+      if (overloaded_.count(candidate.function.name) != 0) candidate.usable = false;
     return std::move(exports_);
   }
 
@@ -300,7 +311,7 @@ class ExportCollector {
       const std::string name = tmpl->getNameAsString();
       const size_t order = order_++;
       if (tmpl->getDeclName().isIdentifier() && claim(name, tmpl->getLocation(), order))
-        problem(order, tmpl->getLocation(),
+        problem(order, name, tmpl->getLocation(),
                 "'" + name + "' is a function template; scangen calls only plain functions");
       return;
     }
@@ -322,7 +333,8 @@ class ExportCollector {
     const CxxLocation now = location_of(sources_, where);
     std::string at = std::to_string(then.line) + ":" + std::to_string(then.column);
     if (then.file != now.file) at = then.file + ":" + at;
-    problem(order, where,
+    overloaded_.insert(name);
+    problem(order, name, where,
             "'" + name + "' overloads the function declared at " + at +
                 "; scangen calls functions by name, so give each overload its own name");
     return false;
@@ -334,7 +346,7 @@ class ExportCollector {
     if (!claim(name, function.getLocation(), order)) return;
     bool usable = true;
     auto fail = [&](SourceLocation where, const std::string& message) {
-      problem(order, where, message);
+      problem(order, name, where, message);
       usable = false;
     };
     if (function.isVariadic())
@@ -390,8 +402,8 @@ class ExportCollector {
            kScalarTypes;
   }
 
-  void problem(size_t order, SourceLocation where, std::string message) {
-    exports_.problems.push_back({order, {location_of(sources_, where), std::move(message)}});
+  void problem(size_t order, const std::string& name, SourceLocation where, std::string message) {
+    exports_.problems.push_back({order, name, {location_of(sources_, where), std::move(message)}});
   }
 
   ASTContext& context_;
@@ -400,6 +412,7 @@ class ExportCollector {
   size_t order_ = 0;
   std::set<const FunctionDecl*> seen_;
   std::map<std::string, SourceLocation> first_by_name_;
+  std::set<std::string> overloaded_;
 };
 
 // "f_d12" -> ("f", 12); nullopt for names that are not of that form.
@@ -448,7 +461,7 @@ void link_partials(Exports& exports) {
       continue;
     }
     derivative.usable = false;
-    exports.problems.push_back({derivative.order, {d.loc, message}});
+    exports.problems.push_back({derivative.order, d.name, {d.loc, message}});
   }
 }
 
@@ -497,6 +510,20 @@ void add_dependencies(HeaderAnalysis& analysis, const std::vector<fs::path>& fil
       analysis.dependencies.push_back(file);
 }
 
+// The problems grouped by function, in the order of each one's first problem (by declaration).
+std::vector<UnusableFunction> unusable_functions(std::vector<Problem> problems) {
+  std::stable_sort(problems.begin(), problems.end(),
+                   [](const Problem& a, const Problem& b) { return a.order < b.order; });
+  std::vector<UnusableFunction> unusable;
+  std::map<std::string, size_t> index;
+  for (Problem& problem : problems) {
+    const auto [at, inserted] = index.emplace(problem.name, unusable.size());
+    if (inserted) unusable.push_back({problem.name, {}});
+    unusable[at->second].reasons.push_back(std::move(problem.problem));
+  }
+  return unusable;
+}
+
 std::optional<std::string> unreadable(const fs::path& header) {
   std::error_code error;
   const fs::file_status status = fs::status(header, error);
@@ -519,9 +546,7 @@ void analyze(HeaderAnalysis& analysis, const HeaderOptions& options) {
   add_dependencies(analysis, cxx.files);
   link_partials(exports);
   analysis.errors = std::move(cxx.errors);
-  std::stable_sort(exports.problems.begin(), exports.problems.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [order, problem] : exports.problems) analysis.errors.push_back(std::move(problem));
+  analysis.unusable = unusable_functions(std::move(exports.problems));
   analysis.functions = usable_functions(exports.candidates);
   if (analysis.functions.empty()) return;  // nothing for the CUDA backend to call
 
@@ -546,6 +571,7 @@ HeaderAnalysis analyze_header(const std::filesystem::path& header, const HeaderO
     analyze(analysis, options);
   } catch (const std::exception& error) {  // bad_alloc, filesystem_error: a problem, not a crash
     analysis.functions.clear();
+    analysis.unusable.clear();
     analysis.errors.push_back(
         {{}, "the header '" + header.string() + "' could not be analyzed: " + error.what()});
   }
