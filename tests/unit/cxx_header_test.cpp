@@ -109,19 +109,19 @@ BOOST_AUTO_TEST_CASE(good_header_offers_every_function) {
   BOOST_TEST(analysis.cuda_parse_problem == "");
   BOOST_TEST(analysis.header == kData / "good.h");
   const Lines expected = {
-      "scale(x: f32, factor: f32) -> f32 [d: -1 -1] good.h:18:14",
-      "twice(x: f64) -> f64 [d: -1] good.h:19:15",
-      "clamp_index(i: i32, n: i32) -> i32 [d: -1 -1] good.h:20:16",
-      "add_long(a: i64, b: i64, c: i64) -> i64 [d: -1 -1 -1] good.h:21:13",
-      "positive(x: f32, strict: bool) -> bool [d: -1 -1] good.h:22:13",
-      "wave(x: f32, y: f32) -> f32 [d: 6 7] good.h:24:14",
-      "wave_d0(: f32, y: f32) -> f32 [d: -1 -1] good.h:25:14",
-      "wave_d1(x: f32, y: f32) -> f32 [d: -1 -1] good.h:26:14",
-      "hd_square(x: f32) -> f32 [d: -1] hd good.h:28:34",
-      "hd_half(x: f64) -> f64 [d: -1] hd good.h:29:35",
-      "host_only(x: f32) -> f32 [d: -1] good.h:30:23",
-      "third(x: f64) -> f64 [d: -1] good.h:32:18",
-      "declared_first(x: f32) -> f32 [d: -1] good.h:46:30",
+      "scale(x: f32, factor: f32) -> f32 [d: -1 -1] good.h:20:14",
+      "twice(x: f64) -> f64 [d: -1] good.h:21:15",
+      "clamp_index(i: i32, n: i32) -> i32 [d: -1 -1] good.h:22:16",
+      "add_long(a: i64, b: i64, c: i64) -> i64 [d: -1 -1 -1] good.h:23:13",
+      "positive(x: f32, strict: bool) -> bool [d: -1 -1] good.h:24:13",
+      "wave(x: f32, y: f32) -> f32 [d: 6 7] good.h:26:14",
+      "wave_d0(: f32, y: f32) -> f32 [d: -1 -1] good.h:27:14",
+      "wave_d1(x: f32, y: f32) -> f32 [d: -1 -1] good.h:28:14",
+      "hd_square(x: f32) -> f32 [d: -1] hd good.h:30:34",
+      "hd_half(x: f64) -> f64 [d: -1] hd good.h:31:35",
+      "host_only(x: f32) -> f32 [d: -1] good.h:32:23",
+      "third(x: f64) -> f64 [d: -1] good.h:34:18",
+      "declared_first(x: f32) -> f32 [d: -1] good.h:48:30",
   };
   BOOST_TEST(signatures(analysis) == expected, boost::test_tools::per_element());
 }
@@ -273,6 +273,23 @@ BOOST_AUTO_TEST_CASE(a_failed_cuda_parse_is_not_an_error) {
              boost::test_tools::per_element());
   BOOST_TEST(analysis.cuda_parse_problem ==
              (kData / "cuda_error.h").string() + ":3:2: \"not for CUDA\"");
+}
+
+BOOST_AUTO_TEST_CASE(the_cuda_parse_sees_what_nvrtc_sees) {
+  const HeaderAnalysis analysis = analyze("nvrtc_view.h");
+  BOOST_TEST(problems(analysis) == Lines{}, boost::test_tools::per_element());
+  BOOST_TEST(analysis.cuda_parse_problem == "");
+  BOOST_TEST(signatures(analysis) == (Lines{"root(x: f64) -> f64 [d: -1] hd nvrtc_view.h:16:35",
+                                            "squash(x: f32) -> f32 [d: -1] hd nvrtc_view.h:17:34",
+                                            "widen(x: i32) -> i64 [d: -1] hd nvrtc_view.h:18:36"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(the_cuda_parse_has_no_standard_header) {
+  const HeaderAnalysis analysis = analyze("cuda_std_include.h");
+  BOOST_TEST(problems(analysis) == Lines{}, boost::test_tools::per_element());
+  BOOST_TEST(analysis.cuda_parse_problem ==
+             (kData / "cuda_std_include.h").string() + ":3:10: 'cstdint' file not found");
 }
 
 BOOST_AUTO_TEST_CASE(missing_header) {

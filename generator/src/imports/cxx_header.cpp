@@ -33,6 +33,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -40,6 +41,10 @@
 #ifndef SCANGEN_CLANG_RESOURCE_DIR
 #error "SCANGEN_CLANG_RESOURCE_DIR must name clang's resource directory (clang -print-resource-dir)"
 #endif
+
+namespace scangen::embedded {
+std::string_view file(std::string_view path);
+}
 
 namespace scangen::imports {
 namespace {
@@ -113,18 +118,21 @@ class VisitingConsumer : public ASTConsumer {
 
 class ParseAction : public ASTFrontendAction {
  public:
-  ParseAction(TranslationUnitVisitor visit, std::vector<fs::path>& files)
-      : visit_(std::move(visit)), files_(files) {}
+  ParseAction(TranslationUnitVisitor visit, std::string prelude, std::vector<fs::path>& files)
+      : visit_(std::move(visit)), prelude_(std::move(prelude)), files_(files) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& compiler,
                                                  llvm::StringRef) override {
-    compiler.getPreprocessor().addPPCallbacks(
-        std::make_unique<FileRecorder>(compiler.getSourceManager(), files_));
+    Preprocessor& preprocessor = compiler.getPreprocessor();
+    preprocessor.addPPCallbacks(std::make_unique<FileRecorder>(compiler.getSourceManager(), files_));
+    // Read before the header, as NVRTC's builtins are; not a file, so not a dependency.
+    if (!prelude_.empty()) preprocessor.setPredefines(preprocessor.getPredefines() + "\n" + prelude_);
     return std::make_unique<VisitingConsumer>(visit_);
   }
 
  private:
   TranslationUnitVisitor visit_;
+  std::string prelude_;
   std::vector<fs::path>& files_;
 };
 
@@ -133,16 +141,17 @@ struct ParseRun {
   std::vector<fs::path> files;  // entered, outside system directories
 };
 
-// One parse of the header with the clang command line `arguments`; `visit` sees the AST.
-ParseRun run_parse(std::vector<std::string> arguments, TranslationUnitVisitor visit) {
+// One parse of the header with the clang command line `arguments`, reading `prelude` first;
+// `visit` sees the AST.
+ParseRun run_parse(std::vector<std::string> arguments, std::string prelude, TranslationUnitVisitor visit) {
   ParseRun run;
   ErrorCollector diagnostics;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> file_system(
       llvm::vfs::createPhysicalFileSystem().release());
   llvm::IntrusiveRefCntPtr<FileManager> files(new FileManager(FileSystemOptions(), file_system));
-  tooling::ToolInvocation invocation(std::move(arguments),
-                                     std::make_unique<ParseAction>(std::move(visit), run.files),
-                                     files.get());
+  tooling::ToolInvocation invocation(
+      std::move(arguments), std::make_unique<ParseAction>(std::move(visit), std::move(prelude), run.files),
+      files.get());
   invocation.setDiagnosticConsumer(&diagnostics);
   const bool succeeded = invocation.run();
   run.errors = std::move(diagnostics.errors);
@@ -173,10 +182,12 @@ std::vector<std::string> cxx_arguments(const fs::path& header, const HeaderOptio
   return arguments;
 }
 
-// CUDA host code without the toolkit's headers (Clang 14 cannot parse CUDA 13's): the attribute
-// macros that cuda_runtime.h would define are predefined, and __CUDACC__ keeps headers' own
-// `#ifndef __CUDACC__ #define __host__` fallbacks off. __noinline__ is left alone: libstdc++ uses
-// __attribute__((__noinline__)).
+// CUDA host code as NVRTC shows a header to scangen's kernels: __CUDACC__ and __CUDACC_RTC__
+// (not __CUDA_ARCH__: the parse, like the CUDA emulation, reads the host side, which the CUDA
+// check is about), no standard header (-nostdinc), and cuda_prelude() before the header. Not the
+// toolkit's headers (Clang 14 cannot parse CUDA 13's): the attribute macros that cuda_runtime.h
+// would define are predefined, and __CUDACC__ keeps headers' own `#ifndef __CUDACC__ #define
+// __host__` fallbacks off. __noinline__ is left alone: libstdc++ uses __attribute__((__noinline__)).
 std::vector<std::string> cuda_arguments(const fs::path& header, const HeaderOptions& options) {
   std::vector<std::string> arguments = {
       "clang-tool",
@@ -185,12 +196,14 @@ std::vector<std::string> cuda_arguments(const fs::path& header, const HeaderOpti
       "--cuda-host-only",
       "-nocudainc",
       "-nocudalib",
+      "-nostdinc",
       "--cuda-gpu-arch=sm_70",
       "-std=c++17",
       "-fsyntax-only",
       "-fno-caret-diagnostics",
       "-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR,
       "-D__CUDACC__",
+      "-D__CUDACC_RTC__",
       "-D__host__=__attribute__((host))",
       "-D__device__=__attribute__((device))",
       "-D__global__=__attribute__((global))",
@@ -202,6 +215,16 @@ std::vector<std::string> cuda_arguments(const fs::path& header, const HeaderOpti
   for (std::string& argument : include_arguments(header, options))
     arguments.push_back(std::move(argument));
   return arguments;
+}
+
+// What a kernel's source gives NVRTC before the imported headers, as far as Clang can read it:
+// NVRTC's math functions, then scangen's ABI and scalar headers (the fixed-width integer types
+// among them). Not the device header, which needs CUDA's device builtins.
+std::string cuda_prelude() {
+  std::string text;
+  for (const char* file : {"cuda/scangen_nvrtc_math.h", "cuda/scangen_cuda_abi.h", "common/scangen_scalar.h"})
+    text += std::string(embedded::file(file)) + "\n";
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,7 +563,7 @@ void analyze(HeaderAnalysis& analysis, const HeaderOptions& options) {
     return;
   }
   Exports exports;
-  ParseRun cxx = run_parse(cxx_arguments(analysis.header, options), [&](ASTContext& context) {
+  ParseRun cxx = run_parse(cxx_arguments(analysis.header, options), "", [&](ASTContext& context) {
     exports = ExportCollector(context).collect();
   });
   add_dependencies(analysis, cxx.files);
@@ -551,7 +574,7 @@ void analyze(HeaderAnalysis& analysis, const HeaderOptions& options) {
   if (analysis.functions.empty()) return;  // nothing for the CUDA backend to call
 
   std::set<std::string> host_device;
-  ParseRun cuda = run_parse(cuda_arguments(analysis.header, options),
+  ParseRun cuda = run_parse(cuda_arguments(analysis.header, options), cuda_prelude(),
                             [&](ASTContext& context) { host_device = host_device_names(context); });
   add_dependencies(analysis, cuda.files);
   if (!cuda.errors.empty()) {

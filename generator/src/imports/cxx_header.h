@@ -18,10 +18,12 @@
 // for the functions it offers well.
 //
 // The header is parsed in-process with Clang's libTooling (src/imports/cxx_header.cpp): once as
-// C++17 (the truth for the CPU backends and the interpreter) and once as CUDA host code, to learn
-// which functions are `__host__ __device__` (the CUDA backend calls only those). The CUDA parse is
-// skipped when the header offers no function. Both parses are safe to run from several threads.
-// A missing or unreadable header is one problem without a location.
+// C++17 (the truth for the CPU backends and the interpreter) and once as CUDA host code that sees
+// what NVRTC shows a header in scangen's kernels (__CUDACC__ and __CUDACC_RTC__, no standard
+// header, the math functions of templates/cuda/scangen_nvrtc_math.h and scangen's scalar header),
+// to learn which functions are `__host__ __device__` (the CUDA backend calls only those). The CUDA
+// parse is skipped when the header offers no function. Both parses are safe to run from several
+// threads. A missing or unreadable header is one problem without a location.
 #pragma once
 
 #include <filesystem>
