@@ -146,6 +146,7 @@ PipelineOptions pipeline_options(const JitOptions& options) {
   p.verify_each = options.verify_each;
   p.fp_mode = options.fp_mode;
   p.include_dirs = options.include_dirs;
+  p.cache_dir = options.cache_dir;
   return p;
 }
 

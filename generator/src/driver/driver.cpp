@@ -8,6 +8,7 @@
 #include "frontend/sema.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
+#include "scangen/runtime/cpu_jit.h"
 #include "support/large_stack.h"
 
 namespace scangen {
@@ -38,7 +39,8 @@ std::optional<ir::Program> Driver::analyze_file(int file_id, const std::filesyst
   ast::Module module = parse_file(sources_, file_id, diags_);
   // After a syntax error the tree has holes; analyzing it would only add follow-up errors.
   if (diags_.has_errors()) return std::nullopt;
-  ImportSearch search{scan_dir.empty() ? std::filesystem::path(".") : scan_dir, options.include_dirs};
+  ImportSearch search{scan_dir.empty() ? std::filesystem::path(".") : scan_dir, options.include_dirs,
+                      options.cache_dir.empty() ? default_cache_dir() : options.cache_dir};
   std::vector<ir::ImportRef> imports = resolve_imports(module, sources_, diags_, search, dependencies_);
   // A header that cannot be used would only add "unknown function" errors at its calls.
   if (diags_.has_errors()) return std::nullopt;

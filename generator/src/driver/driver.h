@@ -28,6 +28,9 @@ struct PipelineOptions {
   FpMode fp_mode = FpMode::Strict;
   // -I: where imported headers are looked for after the .scan file's directory.
   std::vector<std::filesystem::path> include_dirs;
+  // The JIT cache's directory, where imported headers' analyses are cached too (imports/ in it;
+  // imports/header_cache.h); empty: default_cache_dir().
+  std::filesystem::path cache_dir;
   // Called after each pass that ran, with its name and the program (for --print-after-all).
   std::function<void(const std::string&, const ir::Program&)> after_each_pass;
 };

@@ -17,8 +17,10 @@
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/FileManager.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/HeaderSearch.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/Tooling.h>
@@ -86,23 +88,54 @@ class ErrorCollector : public DiagnosticConsumer {
   std::vector<HeaderProblem> errors;
 };
 
-// Records every file the preprocessor enters outside system include directories.
+// What a parse read: every file the preprocessor enters (those outside system include directories
+// apart), and where each #include that found nothing looked.
+struct ParseInputs {
+  std::vector<fs::path> local;  // outside system directories
+  std::vector<fs::path> all;
+  std::vector<fs::path> absent;
+};
+
 class FileRecorder : public PPCallbacks {
  public:
-  FileRecorder(const SourceManager& sources, std::vector<fs::path>& files)
-      : sources_(sources), files_(files) {}
+  FileRecorder(const Preprocessor& preprocessor, ParseInputs& inputs)
+      : preprocessor_(preprocessor), sources_(preprocessor.getSourceManager()), inputs_(inputs) {}
 
   void FileChanged(SourceLocation where, FileChangeReason reason, SrcMgr::CharacteristicKind kind,
                    FileID) override {
-    if (reason != EnterFile || SrcMgr::isSystem(kind)) return;
+    if (reason != EnterFile) return;
     // <built-in> and <command line> are buffers without a file entry.
-    if (const FileEntry* entry = sources_.getFileEntryForID(sources_.getFileID(where)))
-      files_.push_back(absolute_normal(entry->getName().str()));
+    const FileEntry* entry = sources_.getFileEntryForID(sources_.getFileID(where));
+    if (entry == nullptr) return;
+    // Not normalized: ".." may follow a symbolic link (/lib/gcc/x86_64-linux-gnu/12/../../../..
+    // is /usr on a merged /usr).
+    inputs_.all.push_back(fs::absolute(entry->getName().str()));
+    if (!SrcMgr::isSystem(kind)) inputs_.local.push_back(absolute_normal(entry->getName().str()));
+  }
+
+  // A file that appears where an #include looked would change the result. (A file that appears
+  // earlier in the search than the one found would too; like ccache, that is not followed.)
+  void InclusionDirective(SourceLocation where, const Token&, StringRef name, bool angled,
+                          CharSourceRange, const FileEntry* found, StringRef, StringRef,
+                          const Module*, SrcMgr::CharacteristicKind) override {
+    if (found != nullptr || name.empty()) return;
+    const fs::path spelled(name.str());
+    if (spelled.is_absolute()) {
+      inputs_.absent.push_back(spelled);
+      return;
+    }
+    const FileEntry* includer = sources_.getFileEntryForID(sources_.getFileID(where));
+    if (!angled && includer != nullptr)
+      inputs_.absent.push_back(fs::absolute(fs::path(includer->getName().str()).parent_path() / spelled));
+    const HeaderSearch& search = preprocessor_.getHeaderSearchInfo();
+    for (auto dir = search.search_dir_begin(); dir != search.search_dir_end(); ++dir)
+      if (dir->isNormalDir()) inputs_.absent.push_back(fs::absolute(fs::path(dir->getName().str()) / spelled));
   }
 
  private:
+  const Preprocessor& preprocessor_;
   const SourceManager& sources_;
-  std::vector<fs::path>& files_;
+  ParseInputs& inputs_;
 };
 
 using TranslationUnitVisitor = std::function<void(ASTContext&)>;
@@ -118,14 +151,14 @@ class VisitingConsumer : public ASTConsumer {
 
 class ParseAction : public ASTFrontendAction {
  public:
-  ParseAction(TranslationUnitVisitor visit, std::string prelude, std::vector<fs::path>& files)
-      : visit_(std::move(visit)), prelude_(std::move(prelude)), files_(files) {}
+  ParseAction(TranslationUnitVisitor visit, std::string prelude, ParseInputs& inputs)
+      : visit_(std::move(visit)), prelude_(std::move(prelude)), inputs_(inputs) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& compiler,
                                                  llvm::StringRef) override {
     Preprocessor& preprocessor = compiler.getPreprocessor();
-    preprocessor.addPPCallbacks(std::make_unique<FileRecorder>(compiler.getSourceManager(), files_));
-    // Read before the header, as NVRTC's builtins are; not a file, so not a dependency.
+    preprocessor.addPPCallbacks(std::make_unique<FileRecorder>(preprocessor, inputs_));
+    // Read before the header, as NVRTC's builtins are; not a file, so not an input.
     if (!prelude_.empty()) preprocessor.setPredefines(preprocessor.getPredefines() + "\n" + prelude_);
     return std::make_unique<VisitingConsumer>(visit_);
   }
@@ -133,12 +166,12 @@ class ParseAction : public ASTFrontendAction {
  private:
   TranslationUnitVisitor visit_;
   std::string prelude_;
-  std::vector<fs::path>& files_;
+  ParseInputs& inputs_;
 };
 
 struct ParseRun {
   std::vector<HeaderProblem> errors;
-  std::vector<fs::path> files;  // entered, outside system directories
+  ParseInputs inputs;
 };
 
 // One parse of the header with the clang command line `arguments`, reading `prelude` first;
@@ -150,7 +183,7 @@ ParseRun run_parse(std::vector<std::string> arguments, std::string prelude, Tran
       llvm::vfs::createPhysicalFileSystem().release());
   llvm::IntrusiveRefCntPtr<FileManager> files(new FileManager(FileSystemOptions(), file_system));
   tooling::ToolInvocation invocation(
-      std::move(arguments), std::make_unique<ParseAction>(std::move(visit), std::move(prelude), run.files),
+      std::move(arguments), std::make_unique<ParseAction>(std::move(visit), std::move(prelude), run.inputs),
       files.get());
   invocation.setDiagnosticConsumer(&diagnostics);
   const bool succeeded = invocation.run();
@@ -526,11 +559,15 @@ std::string rendered(const HeaderProblem& problem) {
          std::to_string(problem.loc.column) + ": " + problem.message;
 }
 
-void add_dependencies(HeaderAnalysis& analysis, const std::vector<fs::path>& files) {
+void add_unique(std::vector<fs::path>& to, const std::vector<fs::path>& files) {
   for (const fs::path& file : files)
-    if (std::find(analysis.dependencies.begin(), analysis.dependencies.end(), file) ==
-        analysis.dependencies.end())
-      analysis.dependencies.push_back(file);
+    if (std::find(to.begin(), to.end(), file) == to.end()) to.push_back(file);
+}
+
+void add_inputs(HeaderAnalysis& analysis, const ParseInputs& inputs) {
+  add_unique(analysis.dependencies, inputs.local);
+  add_unique(analysis.inputs, inputs.all);
+  add_unique(analysis.absent, inputs.absent);
 }
 
 // The problems grouped by function, in the order of each one's first problem (by declaration).
@@ -566,7 +603,7 @@ void analyze(HeaderAnalysis& analysis, const HeaderOptions& options) {
   ParseRun cxx = run_parse(cxx_arguments(analysis.header, options), "", [&](ASTContext& context) {
     exports = ExportCollector(context).collect();
   });
-  add_dependencies(analysis, cxx.files);
+  add_inputs(analysis, cxx.inputs);
   link_partials(exports);
   analysis.errors = std::move(cxx.errors);
   analysis.unusable = unusable_functions(std::move(exports.problems));
@@ -576,7 +613,7 @@ void analyze(HeaderAnalysis& analysis, const HeaderOptions& options) {
   std::set<std::string> host_device;
   ParseRun cuda = run_parse(cuda_arguments(analysis.header, options), cuda_prelude(),
                             [&](ASTContext& context) { host_device = host_device_names(context); });
-  add_dependencies(analysis, cuda.files);
+  add_inputs(analysis, cuda.inputs);
   if (!cuda.errors.empty()) {
     analysis.cuda_parse_problem = rendered(cuda.errors.front());
     return;
@@ -599,6 +636,16 @@ HeaderAnalysis analyze_header(const std::filesystem::path& header, const HeaderO
         {{}, "the header '" + header.string() + "' could not be analyzed: " + error.what()});
   }
   return analysis;
+}
+
+std::string analysis_identity(const std::filesystem::path& header, const HeaderOptions& options) {
+  const fs::path absolute = absolute_normal(header);
+  std::string identity = clang::getClangFullVersion() + "\n";
+  for (const auto& arguments : {cxx_arguments(absolute, options), cuda_arguments(absolute, options)}) {
+    for (const std::string& argument : arguments) identity += argument + '\0';
+    identity += "\n";
+  }
+  return identity + cuda_prelude();
 }
 
 }  // namespace scangen::imports

@@ -23,7 +23,8 @@
 // header, the math functions of templates/cuda/scangen_nvrtc_math.h and scangen's scalar header),
 // to learn which functions are `__host__ __device__` (the CUDA backend calls only those). The CUDA
 // parse is skipped when the header offers no function. Both parses are safe to run from several
-// threads. A missing or unreadable header is one problem without a location.
+// threads. A missing or unreadable header is one problem without a location. header_cache.h keeps
+// the results on disk.
 #pragma once
 
 #include <filesystem>
@@ -81,6 +82,10 @@ struct HeaderAnalysis {
   // (for depfiles and cache keys), with the header itself first (also when it is missing), then
   // the files entered by the C++ parse, then those only the CUDA parse entered.
   std::vector<std::filesystem::path> dependencies;
+  // What the result depends on, for a cache of it: every file either parse read (system headers
+  // too, absolute), and the paths where an #include looked for a file that was not there.
+  std::vector<std::filesystem::path> inputs;
+  std::vector<std::filesystem::path> absent;
 };
 
 struct HeaderOptions {
@@ -89,5 +94,10 @@ struct HeaderOptions {
 
 // Parses `header` (which must exist; a missing file is an error in the result, not an exception).
 HeaderAnalysis analyze_header(const std::filesystem::path& header, const HeaderOptions& options);
+
+// What decides analyze_header's result besides the files it reads: Clang's version and both
+// parses' command lines (the header's path and the include directories among them) and the text
+// the CUDA parse reads first.
+std::string analysis_identity(const std::filesystem::path& header, const HeaderOptions& options);
 
 }  // namespace scangen::imports
