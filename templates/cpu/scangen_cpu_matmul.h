@@ -4,7 +4,7 @@
 //
 // What it computes. Each out[i][j] is the sum, in increasing p from +0, of a[i][p] * b[p][j], with
 // every product and every sum rounded to T on its own (integers wrap): exactly the triple loop of
-// the interpreter (generator/src/ir/interpreter.cpp, visit_MatMul), so every backend agrees bit for
+// the interpreter (generator/src/interpreter/interpreter.cpp, visit_MatMul), so every backend agrees bit for
 // bit. That order forbids splitting one sum into partial sums or fusing multiply and add (FMA):
 // both would change the rounding. What it leaves free is everything across output elements, so
 // the kernel vectorizes over output columns and keeps a tile of outputs in registers.

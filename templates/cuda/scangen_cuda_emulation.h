@@ -5,6 +5,9 @@
 #ifndef SCANGEN_CUDA_EMULATION_V1_H
 #define SCANGEN_CUDA_EMULATION_V1_H
 
+#include <math.h>  // C++'s overloads in the global namespace (sqrt(float)), as NVRTC declares them
+#include <stdlib.h>  // for the imported headers, which call CUDA's math functions unqualified
+
 #include <atomic>
 #include <chrono>
 #include <cmath>

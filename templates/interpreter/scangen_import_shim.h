@@ -1,4 +1,4 @@
-// The end of the interpreter's shim for imported C++ headers (generator/src/ir/import_shim.cpp):
+// The end of the interpreter's shim for imported C++ headers (generator/src/interpreter/import_shim.cpp):
 // a module without scangen functions, so that the CPU JIT loads it like emitted code; the
 // interpreter finds the extern "C" wrappers written before this text with dlsym. The shim's source
 // starts with templates/common/scangen_abi.h.

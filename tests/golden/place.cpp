@@ -347,7 +347,7 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/ir/interpreter.cpp).
+// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
 inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
   if (have != want)
     fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
@@ -385,7 +385,7 @@ inline void check_disjoint(const char* what, const scangen::TensorRef<T>& out, c
 //
 // What it computes. Each out[i][j] is the sum, in increasing p from +0, of a[i][p] * b[p][j], with
 // every product and every sum rounded to T on its own (integers wrap): exactly the triple loop of
-// the interpreter (generator/src/ir/interpreter.cpp, visit_MatMul), so every backend agrees bit for
+// the interpreter (generator/src/interpreter/interpreter.cpp, visit_MatMul), so every backend agrees bit for
 // bit. That order forbids splitting one sum into partial sums or fusing multiply and add (FMA):
 // both would change the rounding. What it leaves free is everything across output elements, so
 // the kernel vectorizes over output columns and keeps a tile of outputs in registers.

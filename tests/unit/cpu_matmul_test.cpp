@@ -25,7 +25,7 @@ namespace sc = scangen::scalar_v1;
 namespace mm = scangen_rt_v1::matmul_v1;
 using Strict = mm::StrictTile;
 
-// The interpreter's loop (generator/src/ir/interpreter.cpp, visit_MatMul).
+// The interpreter's loop (generator/src/interpreter/interpreter.cpp, visit_MatMul).
 template <class T>
 std::vector<T> reference(const std::vector<T>& a, const std::vector<T>& b, int64_t m, int64_t k, int64_t n) {
   std::vector<T> out(size_t(m * n));

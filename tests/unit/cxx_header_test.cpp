@@ -26,10 +26,26 @@ std::string where(const CxxLocation& loc) {
   return shown + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
 }
 
+// Clang's errors.
 std::vector<std::string> problems(const HeaderAnalysis& analysis) {
   std::vector<std::string> out;
   for (const HeaderProblem& problem : analysis.errors)
     out.push_back(where(problem.loc) + ": " + problem.message);
+  return out;
+}
+
+// Why the unusable functions cannot be used, function after function: "bad.h:3:7: message".
+std::vector<std::string> reasons(const HeaderAnalysis& analysis) {
+  std::vector<std::string> out;
+  for (const UnusableFunction& function : analysis.unusable)
+    for (const HeaderProblem& reason : function.reasons)
+      out.push_back(where(reason.loc) + ": " + reason.message);
+  return out;
+}
+
+std::vector<std::string> unusable_names(const HeaderAnalysis& analysis) {
+  std::vector<std::string> out;
+  for (const UnusableFunction& function : analysis.unusable) out.push_back(function.name);
   return out;
 }
 
@@ -58,6 +74,8 @@ std::string everything(const HeaderAnalysis& analysis) {
   std::string text = analysis.header.string() + "\n";
   for (const std::string& line : signatures(analysis)) text += line + "\n";
   for (const std::string& line : problems(analysis)) text += line + "\n";
+  for (const std::string& line : reasons(analysis)) text += line + "\n";
+  for (const std::string& line : unusable_names(analysis)) text += line + "\n";
   text += analysis.cuda_parse_problem + "\n";
   for (const fs::path& file : analysis.dependencies) text += file.string() + "\n";
   return text;
@@ -69,15 +87,18 @@ HeaderAnalysis analyze(const std::string& name, const HeaderOptions& options = {
   return analyze_header(kData / name, options);
 }
 
-// A header whose only problems are `expected` and whose usable functions are `usable`.
-void check_rejections(const std::string& name, const Lines& expected, const Lines& usable,
-                      const std::string& cuda_problem = "") {
-  const HeaderAnalysis analysis = analyze(name);
-  const Lines got = problems(analysis);
+// A header without errors whose unusable functions have the reasons `expected` and whose usable
+// functions are `usable`.
+HeaderAnalysis check_rejections(const std::string& name, const Lines& expected, const Lines& usable,
+                                const std::string& cuda_problem = "") {
+  HeaderAnalysis analysis = analyze(name);
+  BOOST_TEST(problems(analysis) == Lines{}, boost::test_tools::per_element());
+  const Lines got = reasons(analysis);
   BOOST_TEST(got == expected, boost::test_tools::per_element());
   const Lines functions = signatures(analysis);
   BOOST_TEST(functions == usable, boost::test_tools::per_element());
   BOOST_TEST(analysis.cuda_parse_problem == cuda_problem);
+  return analysis;
 }
 
 }  // namespace
@@ -88,19 +109,19 @@ BOOST_AUTO_TEST_CASE(good_header_offers_every_function) {
   BOOST_TEST(analysis.cuda_parse_problem == "");
   BOOST_TEST(analysis.header == kData / "good.h");
   const Lines expected = {
-      "scale(x: f32, factor: f32) -> f32 [d: -1 -1] good.h:18:14",
-      "twice(x: f64) -> f64 [d: -1] good.h:19:15",
-      "clamp_index(i: i32, n: i32) -> i32 [d: -1 -1] good.h:20:16",
-      "add_long(a: i64, b: i64, c: i64) -> i64 [d: -1 -1 -1] good.h:21:13",
-      "positive(x: f32, strict: bool) -> bool [d: -1 -1] good.h:22:13",
-      "wave(x: f32, y: f32) -> f32 [d: 6 7] good.h:24:14",
-      "wave_d0(: f32, y: f32) -> f32 [d: -1 -1] good.h:25:14",
-      "wave_d1(x: f32, y: f32) -> f32 [d: -1 -1] good.h:26:14",
-      "hd_square(x: f32) -> f32 [d: -1] hd good.h:28:34",
-      "hd_half(x: f64) -> f64 [d: -1] hd good.h:29:35",
-      "host_only(x: f32) -> f32 [d: -1] good.h:30:23",
-      "third(x: f64) -> f64 [d: -1] good.h:32:18",
-      "declared_first(x: f32) -> f32 [d: -1] good.h:46:30",
+      "scale(x: f32, factor: f32) -> f32 [d: -1 -1] good.h:20:14",
+      "twice(x: f64) -> f64 [d: -1] good.h:21:15",
+      "clamp_index(i: i32, n: i32) -> i32 [d: -1 -1] good.h:22:16",
+      "add_long(a: i64, b: i64, c: i64) -> i64 [d: -1 -1 -1] good.h:23:13",
+      "positive(x: f32, strict: bool) -> bool [d: -1 -1] good.h:24:13",
+      "wave(x: f32, y: f32) -> f32 [d: 6 7] good.h:26:14",
+      "wave_d0(: f32, y: f32) -> f32 [d: -1 -1] good.h:27:14",
+      "wave_d1(x: f32, y: f32) -> f32 [d: -1 -1] good.h:28:14",
+      "hd_square(x: f32) -> f32 [d: -1] hd good.h:30:34",
+      "hd_half(x: f64) -> f64 [d: -1] hd good.h:31:35",
+      "host_only(x: f32) -> f32 [d: -1] good.h:32:23",
+      "third(x: f64) -> f64 [d: -1] good.h:34:18",
+      "declared_first(x: f32) -> f32 [d: -1] good.h:48:30",
   };
   BOOST_TEST(signatures(analysis) == expected, boost::test_tools::per_element());
 }
@@ -138,7 +159,7 @@ BOOST_AUTO_TEST_CASE(include_dirs_are_searched) {
 }
 
 BOOST_AUTO_TEST_CASE(references) {
-  check_rejections(
+  const HeaderAnalysis analysis = check_rejections(
       "bad_reference.h",
       {"bad_reference.h:2:23: parameter 'x' of 'f' is a reference (float &); scangen passes "
        "scalars by value",
@@ -149,6 +170,8 @@ BOOST_AUTO_TEST_CASE(references) {
        "bad_reference.h:4:21: 'h' returns a reference (const float &); scangen takes results by "
        "value"},
       {});
+  // One entry per function, with all its reasons.
+  BOOST_TEST(unusable_names(analysis) == (Lines{"f", "g", "h"}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(pointers) {
@@ -188,15 +211,16 @@ BOOST_AUTO_TEST_CASE(function_templates) {
       {"g(x: f32) -> f32 [d: -1] bad_template.h:4:14"});
 }
 
+// A call of an overloaded name could mean any overload: the name is unusable, the others stay.
 BOOST_AUTO_TEST_CASE(overloads) {
-  check_rejections(
+  const HeaderAnalysis analysis = check_rejections(
       "bad_overload.h",
       {"bad_overload.h:3:15: 'f' overloads the function declared at 2:14; scangen calls "
        "functions by name, so give each overload its own name",
        "bad_overload.h:7:14: 'f' overloads the function declared at 2:14; scangen calls "
        "functions by name, so give each overload its own name"},
-      {"f(x: f32) -> f32 [d: -1] bad_overload.h:2:14",
-       "g(x: f32) -> f32 [d: -1] bad_overload.h:4:14"});
+      {"g(x: f32) -> f32 [d: -1] bad_overload.h:4:14"});
+  BOOST_TEST(unusable_names(analysis) == Lines{"f"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(variadic_functions) {
@@ -214,7 +238,7 @@ BOOST_AUTO_TEST_CASE(declarations_without_definition) {
 }
 
 BOOST_AUTO_TEST_CASE(partial_derivatives_must_match) {
-  check_rejections(
+  const HeaderAnalysis analysis = check_rejections(
       "bad_partial.h",
       {"bad_partial.h:3:14: 'f_d0' must have the parameter and result types of 'f', (float, "
        "float) -> float, to be its partial derivative with respect to parameter 0; it has "
@@ -226,16 +250,20 @@ BOOST_AUTO_TEST_CASE(partial_derivatives_must_match) {
        "parameter 2, but 'f' has 2 parameters"},
       {"f(x: f32, y: f32) -> f32 [d: -1 -1] bad_partial.h:2:14",
        "g_d0(x: f32) -> f32 [d: -1] bad_partial.h:6:14"});
+  BOOST_TEST(unusable_names(analysis) == (Lines{"f_d0", "f_d1", "f_d2"}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(clang_errors_are_located) {
-  check_rejections(
-      "syntax_error.h",
-      {"syntax_error.h:2:35: expected ';' after return statement",
-       "syntax_error.h:4:16: unknown type name 'undeclared_t'"},
-      {"f(x: f32) -> f32 [d: -1] syntax_error.h:2:14",
-       "g(x: f32) -> f32 [d: -1] syntax_error.h:3:14"},
-      (kData / "syntax_error.h").string() + ":2:35: expected ';' after return statement");
+  const HeaderAnalysis analysis = analyze("syntax_error.h");
+  BOOST_TEST(problems(analysis) == (Lines{"syntax_error.h:2:35: expected ';' after return statement",
+                                          "syntax_error.h:4:16: unknown type name 'undeclared_t'"}),
+             boost::test_tools::per_element());
+  // What Clang could parse is still there, so that all problems show at once.
+  BOOST_TEST(signatures(analysis) == (Lines{"f(x: f32) -> f32 [d: -1] syntax_error.h:2:14",
+                                            "g(x: f32) -> f32 [d: -1] syntax_error.h:3:14"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(analysis.cuda_parse_problem ==
+             (kData / "syntax_error.h").string() + ":2:35: expected ';' after return statement");
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_cuda_parse_is_not_an_error) {
@@ -245,6 +273,23 @@ BOOST_AUTO_TEST_CASE(a_failed_cuda_parse_is_not_an_error) {
              boost::test_tools::per_element());
   BOOST_TEST(analysis.cuda_parse_problem ==
              (kData / "cuda_error.h").string() + ":3:2: \"not for CUDA\"");
+}
+
+BOOST_AUTO_TEST_CASE(the_cuda_parse_sees_what_nvrtc_sees) {
+  const HeaderAnalysis analysis = analyze("nvrtc_view.h");
+  BOOST_TEST(problems(analysis) == Lines{}, boost::test_tools::per_element());
+  BOOST_TEST(analysis.cuda_parse_problem == "");
+  BOOST_TEST(signatures(analysis) == (Lines{"root(x: f64) -> f64 [d: -1] hd nvrtc_view.h:16:35",
+                                            "squash(x: f32) -> f32 [d: -1] hd nvrtc_view.h:17:34",
+                                            "widen(x: i32) -> i64 [d: -1] hd nvrtc_view.h:18:36"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(the_cuda_parse_has_no_standard_header) {
+  const HeaderAnalysis analysis = analyze("cuda_std_include.h");
+  BOOST_TEST(problems(analysis) == Lines{}, boost::test_tools::per_element());
+  BOOST_TEST(analysis.cuda_parse_problem ==
+             (kData / "cuda_std_include.h").string() + ":3:10: 'cstdint' file not found");
 }
 
 BOOST_AUTO_TEST_CASE(missing_header) {

@@ -208,7 +208,7 @@ std::string select_kernel(size_t f) {
 class CudaBackend {
  public:
   std::vector<EmittedFile> emit(const lir::Module& module, const EmitOptions& options) const {
-    std::string kernels = print_kernels(module, options.single_translation_unit);
+    std::string kernels = print_kernels(module, options);
     if (options.single_translation_unit && options.cuda_emulation)
       return {{options.stem + ".emulated.cpp", generated_banner(module) + std::string(embedded::file("common/scangen_abi.h")) +
                                                    "\n" + std::string(embedded::file("cuda/scangen_cuda_emulation.h")) +
@@ -225,20 +225,26 @@ class CudaBackend {
 
  private:
   // The imported headers, whose functions the kernels call (each __host__ __device__: the driver
-  // checked, Driver::check_cuda_imports). For the JIT (NVRTC, the emulation) by absolute path
+  // checked, driver::Compilation::check_cuda_imports). For the JIT (NVRTC, the emulation) by absolute path
   // after the hashes of their files, which the caches key on; for a build system by the spelling
-  // of the import statement (docs/cli.md).
-  static void print_imports(const lir::Module& module, bool jit, std::ostringstream& os) {
+  // of the import statement (docs/cli.md). The emulation, host C++, shows the headers what NVRTC
+  // shows them, so that they take the GPU's side of `#ifdef __CUDACC__` (docs/language.md).
+  static void print_imports(const lir::Module& module, const EmitOptions& options, std::ostringstream& os) {
     if (module.imports.empty()) return;
+    const bool jit = options.single_translation_unit;
+    const bool emulation = jit && options.cuda_emulation;
     os << "// Imported C++ headers (namespace scangen_export).\n";
+    if (emulation) os << "#define __CUDACC__ 1\n#define __CUDACC_RTC__ 1\n";
     for (const lir::Include& import : module.imports)
       os << (jit ? jit_include_lines(import.header, import.dependencies) : "#include \"" + import.spelling + "\"\n");
+    if (emulation) os << "#undef __CUDACC_RTC__\n#undef __CUDACC__\n";
     os << "\n";
   }
 
-  // `jit`: kernels with C names for the runtime to look up; else local to the translation unit, so
-  // that several generated .cu files link into one program.
-  static std::string print_kernels(const lir::Module& module, bool jit) {
+  // For the JIT (single_translation_unit): kernels with C names for the runtime to look up; else
+  // local to the translation unit, so that several generated .cu files link into one program.
+  static std::string print_kernels(const lir::Module& module, const EmitOptions& options) {
+    const bool jit = options.single_translation_unit;
     std::ostringstream os;
     os << "// The kernels: one per function, each running the whole function (docs/cuda.md).\n";
     os << embedded::file("cuda/scangen_cuda_abi.h") << "\n";
@@ -247,7 +253,7 @@ class CudaBackend {
     // The associative scans' helpers follow the device header in kernels that call them (only
     // those: they would lengthen every other kernel's NVRTC compile).
     const size_t scan_helpers_at = os.str().size();
-    print_imports(module, jit, os);
+    print_imports(module, options, os);
     if (!jit) os << "namespace {\n\n";
     os << "namespace scangen_kernels {\n\nnamespace sg = scangen::scalar_v1;\nnamespace sgc = scangen_cuda_v1;\n\n";
     for (size_t f = 0; f < module.functions.size(); ++f) {

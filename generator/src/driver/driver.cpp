@@ -10,6 +10,7 @@
 #include "frontend/sema.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
+#include "scangen/runtime/cpu_jit.h"
 #include "support/check.h"
 #include "support/large_stack.h"
 
@@ -142,7 +143,8 @@ bool Compilation::analyze() {
   // After a syntax error the tree has holes; analyzing it would only add follow-up errors.
   if (diags_->has_errors()) return false;
   fs::path dir = fs::path(name_).parent_path();
-  ImportSearch search{dir.empty() ? fs::path(".") : dir, options_.include_dirs};
+  ImportSearch search{dir.empty() ? fs::path(".") : dir, options_.include_dirs,
+                      options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir};
   std::vector<ir::ImportRef> imports = resolve_imports(module, *sources_, *diags_, search, dependencies_);
   // A header that cannot be used would only add "unknown function" errors at its calls.
   if (diags_->has_errors()) return false;

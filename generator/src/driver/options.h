@@ -51,7 +51,8 @@ struct Options {
   // Loop IR: run only these loop-IR passes (in table order); empty: all of each stage.
   std::vector<std::string> only_lir_passes;
 
-  // Loading (Stage::Loaded): the on-disk caches (empty: the defaults) and the GPU.
+  // The on-disk caches (empty: the defaults): compiled C++ modules, and what Clang found in
+  // imported headers (imports/ in it; imports/header_cache.h), then CUDA binaries; and the GPU.
   std::filesystem::path cache_dir;
   std::filesystem::path cuda_cache_dir;
   int cuda_device = 0;

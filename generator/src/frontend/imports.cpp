@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "imports/cxx_header.h"
+#include "imports/header_cache.h"
 #include "scangen/runtime/errors.h"
 
 namespace scangen {
@@ -58,7 +59,7 @@ ir::ImportRef analyze_one(const ast::ImportDecl& decl, const fs::path& header, H
                           DiagnosticEngine& diags, const ImportSearch& search) {
   imports::HeaderOptions options;
   options.include_dirs = search.include_dirs;
-  imports::HeaderAnalysis analysis = imports::analyze_header(header, options);
+  imports::HeaderAnalysis analysis = imports::analyze_header_cached(header, options, search.cache_dir);
   for (const imports::HeaderProblem& p : analysis.errors) {
     auto& d = diags.report(DiagId::err_header_problem, files.loc(p.loc), p.message);
     diags.note(d, DiagId::note_imported_here, decl.loc);
@@ -71,6 +72,11 @@ ir::ImportRef analyze_one(const ast::ImportDecl& decl, const fs::path& header, H
   import->dependencies = analysis.dependencies;
   if (import->dependencies.empty()) import->dependencies.push_back(import->header);
   import->cuda_parse_problem = analysis.cuda_parse_problem;
+  for (const imports::UnusableFunction& f : analysis.unusable) {
+    ir::UnusableFunction g{f.name, {}};
+    for (const imports::HeaderProblem& reason : f.reasons) g.reasons.emplace_back(files.loc(reason.loc), reason.message);
+    import->unusable.push_back(std::move(g));
+  }
   for (const imports::ImportedFunction& f : analysis.functions) {
     ir::ImportedFunction g;
     g.name = f.name;

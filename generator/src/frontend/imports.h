@@ -15,6 +15,7 @@ namespace scangen {
 struct ImportSearch {
   std::filesystem::path scan_dir;                   // the .scan file's directory (searched first)
   std::vector<std::filesystem::path> include_dirs;  // -I, in order
+  std::filesystem::path cache_dir;                  // of the parsed headers (imports/header_cache.h)
 };
 
 // One entry per import statement that names a usable header (each reported problem is an error

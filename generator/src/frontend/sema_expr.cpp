@@ -324,7 +324,7 @@ SValue Analyzer::name(const ast::Name& n, Scope& scope) {
       diags_.note(d, DiagId::note_defined_here, later->second, n.name);
       return SValue::invalid();
     }
-    if (functions.count(n.name) || is_builtin(n.name) || imported_functions.count(n.name)) {
+    if (functions.count(n.name) || is_builtin(n.name) || imported_functions.count(n.name) || find_unusable(n.name)) {
       diags_.report(DiagId::err_function_as_value, n.loc, n.name);
       return SValue::invalid();
     }
@@ -755,6 +755,9 @@ SValue Analyzer::call(const ast::Call& c, Scope& scope) {
     auto imported = imported_functions.find(c.callee);
     if (imported != imported_functions.end())
       return imported_call(c, scope, imported->second.first, imported->second.second);
+    const ir::Import* header = nullptr;
+    if (const ir::UnusableFunction* unusable = find_unusable(c.callee, &header))
+      return unusable_call(c, scope, *header, *unusable);
     diags_.report(DiagId::err_unknown_function, c.callee_loc, c.callee);
     for (const auto& a : c.args) expr(*a, scope);  // still report errors inside the arguments
     return SValue::invalid();

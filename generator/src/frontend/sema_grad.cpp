@@ -2,6 +2,8 @@
 // IR right here (autodiff/gradients.h), so what follows sees an ordinary value; the variables are
 // the values the names are bound to, wherever they were computed (an argument, a let of the
 // function, a let of this step or of an enclosing one).
+#include <algorithm>
+
 #include "autodiff/gradients.h"
 #include "autodiff/rules.h"
 #include "frontend/sema_internal.h"
@@ -56,6 +58,14 @@ SValue Analyzer::grad(const ast::Call& c, Scope& scope) {
   } catch (const autodiff::MissingPartial& missing) {
     const ir::ImportedFunction& f = missing.call->function();
     std::string partial = f.name + "_d" + std::to_string(missing.param);
+    // The header may define f_d<i> in a way scangen cannot call (other types): say why.
+    const std::vector<ir::UnusableFunction>& unusable = missing.call->import()->unusable;
+    auto bad = std::find_if(unusable.begin(), unusable.end(), [&](const auto& u) { return u.name == partial; });
+    if (bad != unusable.end()) {
+      auto& d = diags_.report(DiagId::err_import_unusable_partial, missing.call->loc(), f.name, missing.param, partial);
+      note_unusable(d, *bad);
+      return SValue::invalid();
+    }
     auto& d = diags_.report(DiagId::err_import_no_partial, missing.call->loc(), f.name, missing.param, partial);
     diags_.note(d, DiagId::note_import_function_here, f.loc, f.name);
     return SValue::invalid();

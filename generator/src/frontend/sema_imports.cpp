@@ -42,6 +42,37 @@ void Analyzer::register_imports() {
       }
     }
   }
+  // An unusable function of one header with the name of another's function: both are in namespace
+  // scangen_export, where C++ would take them for overloads of each other.
+  for (const ir::ImportRef& import : imports_)
+    for (const ir::UnusableFunction& f : import->unusable) {
+      auto other = offered.find(f.name);
+      if (other == offered.end() || other->second.first == import.get()) continue;
+      auto& d = diags_.report(DiagId::err_import_name_unusable_twice, import->loc, f.name,
+                              other->second.first->spelling, import->spelling);
+      diags_.note(d, DiagId::note_import_function_here, other->second.second, f.name);
+      note_unusable(d, f);
+    }
+}
+
+const ir::UnusableFunction* Analyzer::find_unusable(const std::string& name, const ir::Import** import) const {
+  for (const ir::ImportRef& header : imports_)
+    for (const ir::UnusableFunction& f : header->unusable)
+      if (f.name == name) {
+        if (import) *import = header.get();
+        return &f;
+      }
+  return nullptr;
+}
+
+void Analyzer::note_unusable(Diagnostic& d, const ir::UnusableFunction& f) {
+  for (const auto& [loc, reason] : f.reasons) diags_.note(d, DiagId::note_import_unusable_reason, loc, reason);
+}
+
+SValue Analyzer::unusable_call(const ast::Call& c, Scope& scope, const ir::Import& import, const ir::UnusableFunction& f) {
+  for (const auto& a : c.args) expr(*a, scope);  // still report errors inside the arguments
+  note_unusable(diags_.report(DiagId::err_import_unusable, c.callee_loc, f.name, import.spelling), f);
+  return SValue::invalid();
 }
 
 SValue Analyzer::imported_call(const ast::Call& c, Scope& scope, const ir::ImportRef& import, int function) {

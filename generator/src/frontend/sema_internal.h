@@ -264,6 +264,12 @@ class Analyzer {
   // Makes the imported functions callable by name, reporting names that conflict.
   void register_imports();
   SValue imported_call(const ast::Call& c, Scope& scope, const ir::ImportRef& import, int function);
+  // A call of a function of a header that scangen cannot call: an error with the reasons.
+  SValue unusable_call(const ast::Call& c, Scope& scope, const ir::Import& import, const ir::UnusableFunction& f);
+  // The reasons why `f` cannot be called, as notes of `d`.
+  void note_unusable(Diagnostic& d, const ir::UnusableFunction& f);
+  // The unusable function `name` of an imported header, or nullptr.
+  const ir::UnusableFunction* find_unusable(const std::string& name, const ir::Import** import = nullptr) const;
   // ---- selection and layout builtins (sema_selection.cpp): argmax, argmin, top_k, transpose,
   // reshape, flip, concat, stack; sets *handled when `c` calls one of them.
   SValue selection_builtin(const ast::Call& c, Scope& scope, bool* handled);

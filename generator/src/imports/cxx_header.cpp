@@ -17,8 +17,10 @@
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/FileManager.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/HeaderSearch.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/Tooling.h>
@@ -33,6 +35,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -40,6 +43,10 @@
 #ifndef SCANGEN_CLANG_RESOURCE_DIR
 #error "SCANGEN_CLANG_RESOURCE_DIR must name clang's resource directory (clang -print-resource-dir)"
 #endif
+
+namespace scangen::embedded {
+std::string_view file(std::string_view path);
+}
 
 namespace scangen::imports {
 namespace {
@@ -81,23 +88,54 @@ class ErrorCollector : public DiagnosticConsumer {
   std::vector<HeaderProblem> errors;
 };
 
-// Records every file the preprocessor enters outside system include directories.
+// What a parse read: every file the preprocessor enters (those outside system include directories
+// apart), and where each #include that found nothing looked.
+struct ParseInputs {
+  std::vector<fs::path> local;  // outside system directories
+  std::vector<fs::path> all;
+  std::vector<fs::path> absent;
+};
+
 class FileRecorder : public PPCallbacks {
  public:
-  FileRecorder(const SourceManager& sources, std::vector<fs::path>& files)
-      : sources_(sources), files_(files) {}
+  FileRecorder(const Preprocessor& preprocessor, ParseInputs& inputs)
+      : preprocessor_(preprocessor), sources_(preprocessor.getSourceManager()), inputs_(inputs) {}
 
   void FileChanged(SourceLocation where, FileChangeReason reason, SrcMgr::CharacteristicKind kind,
                    FileID) override {
-    if (reason != EnterFile || SrcMgr::isSystem(kind)) return;
+    if (reason != EnterFile) return;
     // <built-in> and <command line> are buffers without a file entry.
-    if (const FileEntry* entry = sources_.getFileEntryForID(sources_.getFileID(where)))
-      files_.push_back(absolute_normal(entry->getName().str()));
+    const FileEntry* entry = sources_.getFileEntryForID(sources_.getFileID(where));
+    if (entry == nullptr) return;
+    // Not normalized: ".." may follow a symbolic link (/lib/gcc/x86_64-linux-gnu/12/../../../..
+    // is /usr on a merged /usr).
+    inputs_.all.push_back(fs::absolute(entry->getName().str()));
+    if (!SrcMgr::isSystem(kind)) inputs_.local.push_back(absolute_normal(entry->getName().str()));
+  }
+
+  // A file that appears where an #include looked would change the result. (A file that appears
+  // earlier in the search than the one found would too; like ccache, that is not followed.)
+  void InclusionDirective(SourceLocation where, const Token&, StringRef name, bool angled,
+                          CharSourceRange, const FileEntry* found, StringRef, StringRef,
+                          const Module*, SrcMgr::CharacteristicKind) override {
+    if (found != nullptr || name.empty()) return;
+    const fs::path spelled(name.str());
+    if (spelled.is_absolute()) {
+      inputs_.absent.push_back(spelled);
+      return;
+    }
+    const FileEntry* includer = sources_.getFileEntryForID(sources_.getFileID(where));
+    if (!angled && includer != nullptr)
+      inputs_.absent.push_back(fs::absolute(fs::path(includer->getName().str()).parent_path() / spelled));
+    const HeaderSearch& search = preprocessor_.getHeaderSearchInfo();
+    for (auto dir = search.search_dir_begin(); dir != search.search_dir_end(); ++dir)
+      if (dir->isNormalDir()) inputs_.absent.push_back(fs::absolute(fs::path(dir->getName().str()) / spelled));
   }
 
  private:
+  const Preprocessor& preprocessor_;
   const SourceManager& sources_;
-  std::vector<fs::path>& files_;
+  ParseInputs& inputs_;
 };
 
 using TranslationUnitVisitor = std::function<void(ASTContext&)>;
@@ -113,36 +151,40 @@ class VisitingConsumer : public ASTConsumer {
 
 class ParseAction : public ASTFrontendAction {
  public:
-  ParseAction(TranslationUnitVisitor visit, std::vector<fs::path>& files)
-      : visit_(std::move(visit)), files_(files) {}
+  ParseAction(TranslationUnitVisitor visit, std::string prelude, ParseInputs& inputs)
+      : visit_(std::move(visit)), prelude_(std::move(prelude)), inputs_(inputs) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& compiler,
                                                  llvm::StringRef) override {
-    compiler.getPreprocessor().addPPCallbacks(
-        std::make_unique<FileRecorder>(compiler.getSourceManager(), files_));
+    Preprocessor& preprocessor = compiler.getPreprocessor();
+    preprocessor.addPPCallbacks(std::make_unique<FileRecorder>(preprocessor, inputs_));
+    // Read before the header, as NVRTC's builtins are; not a file, so not an input.
+    if (!prelude_.empty()) preprocessor.setPredefines(preprocessor.getPredefines() + "\n" + prelude_);
     return std::make_unique<VisitingConsumer>(visit_);
   }
 
  private:
   TranslationUnitVisitor visit_;
-  std::vector<fs::path>& files_;
+  std::string prelude_;
+  ParseInputs& inputs_;
 };
 
 struct ParseRun {
   std::vector<HeaderProblem> errors;
-  std::vector<fs::path> files;  // entered, outside system directories
+  ParseInputs inputs;
 };
 
-// One parse of the header with the clang command line `arguments`; `visit` sees the AST.
-ParseRun run_parse(std::vector<std::string> arguments, TranslationUnitVisitor visit) {
+// One parse of the header with the clang command line `arguments`, reading `prelude` first;
+// `visit` sees the AST.
+ParseRun run_parse(std::vector<std::string> arguments, std::string prelude, TranslationUnitVisitor visit) {
   ParseRun run;
   ErrorCollector diagnostics;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> file_system(
       llvm::vfs::createPhysicalFileSystem().release());
   llvm::IntrusiveRefCntPtr<FileManager> files(new FileManager(FileSystemOptions(), file_system));
-  tooling::ToolInvocation invocation(std::move(arguments),
-                                     std::make_unique<ParseAction>(std::move(visit), run.files),
-                                     files.get());
+  tooling::ToolInvocation invocation(
+      std::move(arguments), std::make_unique<ParseAction>(std::move(visit), std::move(prelude), run.inputs),
+      files.get());
   invocation.setDiagnosticConsumer(&diagnostics);
   const bool succeeded = invocation.run();
   run.errors = std::move(diagnostics.errors);
@@ -173,10 +215,12 @@ std::vector<std::string> cxx_arguments(const fs::path& header, const HeaderOptio
   return arguments;
 }
 
-// CUDA host code without the toolkit's headers (Clang 14 cannot parse CUDA 13's): the attribute
-// macros that cuda_runtime.h would define are predefined, and __CUDACC__ keeps headers' own
-// `#ifndef __CUDACC__ #define __host__` fallbacks off. __noinline__ is left alone: libstdc++ uses
-// __attribute__((__noinline__)).
+// CUDA host code as NVRTC shows a header to scangen's kernels: __CUDACC__ and __CUDACC_RTC__
+// (not __CUDA_ARCH__: the parse, like the CUDA emulation, reads the host side, which the CUDA
+// check is about), no standard header (-nostdinc), and cuda_prelude() before the header. Not the
+// toolkit's headers (Clang 14 cannot parse CUDA 13's): the attribute macros that cuda_runtime.h
+// would define are predefined, and __CUDACC__ keeps headers' own `#ifndef __CUDACC__ #define
+// __host__` fallbacks off. __noinline__ is left alone: libstdc++ uses __attribute__((__noinline__)).
 std::vector<std::string> cuda_arguments(const fs::path& header, const HeaderOptions& options) {
   std::vector<std::string> arguments = {
       "clang-tool",
@@ -185,12 +229,14 @@ std::vector<std::string> cuda_arguments(const fs::path& header, const HeaderOpti
       "--cuda-host-only",
       "-nocudainc",
       "-nocudalib",
+      "-nostdinc",
       "--cuda-gpu-arch=sm_70",
       "-std=c++17",
       "-fsyntax-only",
       "-fno-caret-diagnostics",
       "-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR,
       "-D__CUDACC__",
+      "-D__CUDACC_RTC__",
       "-D__host__=__attribute__((host))",
       "-D__device__=__attribute__((device))",
       "-D__global__=__attribute__((global))",
@@ -202,6 +248,16 @@ std::vector<std::string> cuda_arguments(const fs::path& header, const HeaderOpti
   for (std::string& argument : include_arguments(header, options))
     arguments.push_back(std::move(argument));
   return arguments;
+}
+
+// What a kernel's source gives NVRTC before the imported headers, as far as Clang can read it:
+// NVRTC's math functions, then scangen's ABI and scalar headers (the fixed-width integer types
+// among them). Not the device header, which needs CUDA's device builtins.
+std::string cuda_prelude() {
+  std::string text;
+  for (const char* file : {"cuda/scangen_nvrtc_math.h", "cuda/scangen_cuda_abi.h", "common/scangen_scalar.h"})
+    text += std::string(embedded::file(file)) + "\n";
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -268,16 +324,24 @@ std::string signature_text(const std::vector<DType>& params, DType result) {
   return text + ") -> " + cxx_name(result);
 }
 
-// A function that passed the checks of its own declaration (partial derivatives come later).
+// A function that passed the checks of its own declaration (overloads and partial derivatives
+// come later).
 struct Candidate {
   ImportedFunction function;
   size_t order = 0;  // of its declaration, to sort problems
   bool usable = true;
 };
 
+// Why the function `name` cannot be used, found at its declaration number `order`.
+struct Problem {
+  size_t order = 0;
+  std::string name;
+  HeaderProblem problem;
+};
+
 struct Exports {
   std::vector<Candidate> candidates;
-  std::vector<std::pair<size_t, HeaderProblem>> problems;  // by declaration order
+  std::vector<Problem> problems;
 };
 
 class ExportCollector {
@@ -288,6 +352,9 @@ class ExportCollector {
   Exports collect() {
     for_each_export(*context_.getTranslationUnitDecl(), false,
                     [this](const Decl& decl) { visit(decl); });
+    // A call of an overloaded name could mean either overload: none is offered.
+    for (Candidate& candidate : exports_.candidates)
+      if (overloaded_.count(candidate.function.name) != 0) candidate.usable = false;
     return std::move(exports_);
   }
 
@@ -300,7 +367,7 @@ class ExportCollector {
       const std::string name = tmpl->getNameAsString();
       const size_t order = order_++;
       if (tmpl->getDeclName().isIdentifier() && claim(name, tmpl->getLocation(), order))
-        problem(order, tmpl->getLocation(),
+        problem(order, name, tmpl->getLocation(),
                 "'" + name + "' is a function template; scangen calls only plain functions");
       return;
     }
@@ -322,7 +389,8 @@ class ExportCollector {
     const CxxLocation now = location_of(sources_, where);
     std::string at = std::to_string(then.line) + ":" + std::to_string(then.column);
     if (then.file != now.file) at = then.file + ":" + at;
-    problem(order, where,
+    overloaded_.insert(name);
+    problem(order, name, where,
             "'" + name + "' overloads the function declared at " + at +
                 "; scangen calls functions by name, so give each overload its own name");
     return false;
@@ -334,7 +402,7 @@ class ExportCollector {
     if (!claim(name, function.getLocation(), order)) return;
     bool usable = true;
     auto fail = [&](SourceLocation where, const std::string& message) {
-      problem(order, where, message);
+      problem(order, name, where, message);
       usable = false;
     };
     if (function.isVariadic())
@@ -390,8 +458,8 @@ class ExportCollector {
            kScalarTypes;
   }
 
-  void problem(size_t order, SourceLocation where, std::string message) {
-    exports_.problems.push_back({order, {location_of(sources_, where), std::move(message)}});
+  void problem(size_t order, const std::string& name, SourceLocation where, std::string message) {
+    exports_.problems.push_back({order, name, {location_of(sources_, where), std::move(message)}});
   }
 
   ASTContext& context_;
@@ -400,6 +468,7 @@ class ExportCollector {
   size_t order_ = 0;
   std::set<const FunctionDecl*> seen_;
   std::map<std::string, SourceLocation> first_by_name_;
+  std::set<std::string> overloaded_;
 };
 
 // "f_d12" -> ("f", 12); nullopt for names that are not of that form.
@@ -448,7 +517,7 @@ void link_partials(Exports& exports) {
       continue;
     }
     derivative.usable = false;
-    exports.problems.push_back({derivative.order, {d.loc, message}});
+    exports.problems.push_back({derivative.order, d.name, {d.loc, message}});
   }
 }
 
@@ -490,11 +559,29 @@ std::string rendered(const HeaderProblem& problem) {
          std::to_string(problem.loc.column) + ": " + problem.message;
 }
 
-void add_dependencies(HeaderAnalysis& analysis, const std::vector<fs::path>& files) {
+void add_unique(std::vector<fs::path>& to, const std::vector<fs::path>& files) {
   for (const fs::path& file : files)
-    if (std::find(analysis.dependencies.begin(), analysis.dependencies.end(), file) ==
-        analysis.dependencies.end())
-      analysis.dependencies.push_back(file);
+    if (std::find(to.begin(), to.end(), file) == to.end()) to.push_back(file);
+}
+
+void add_inputs(HeaderAnalysis& analysis, const ParseInputs& inputs) {
+  add_unique(analysis.dependencies, inputs.local);
+  add_unique(analysis.inputs, inputs.all);
+  add_unique(analysis.absent, inputs.absent);
+}
+
+// The problems grouped by function, in the order of each one's first problem (by declaration).
+std::vector<UnusableFunction> unusable_functions(std::vector<Problem> problems) {
+  std::stable_sort(problems.begin(), problems.end(),
+                   [](const Problem& a, const Problem& b) { return a.order < b.order; });
+  std::vector<UnusableFunction> unusable;
+  std::map<std::string, size_t> index;
+  for (Problem& problem : problems) {
+    const auto [at, inserted] = index.emplace(problem.name, unusable.size());
+    if (inserted) unusable.push_back({problem.name, {}});
+    unusable[at->second].reasons.push_back(std::move(problem.problem));
+  }
+  return unusable;
 }
 
 std::optional<std::string> unreadable(const fs::path& header) {
@@ -513,22 +600,20 @@ void analyze(HeaderAnalysis& analysis, const HeaderOptions& options) {
     return;
   }
   Exports exports;
-  ParseRun cxx = run_parse(cxx_arguments(analysis.header, options), [&](ASTContext& context) {
+  ParseRun cxx = run_parse(cxx_arguments(analysis.header, options), "", [&](ASTContext& context) {
     exports = ExportCollector(context).collect();
   });
-  add_dependencies(analysis, cxx.files);
+  add_inputs(analysis, cxx.inputs);
   link_partials(exports);
   analysis.errors = std::move(cxx.errors);
-  std::stable_sort(exports.problems.begin(), exports.problems.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [order, problem] : exports.problems) analysis.errors.push_back(std::move(problem));
+  analysis.unusable = unusable_functions(std::move(exports.problems));
   analysis.functions = usable_functions(exports.candidates);
   if (analysis.functions.empty()) return;  // nothing for the CUDA backend to call
 
   std::set<std::string> host_device;
-  ParseRun cuda = run_parse(cuda_arguments(analysis.header, options),
+  ParseRun cuda = run_parse(cuda_arguments(analysis.header, options), cuda_prelude(),
                             [&](ASTContext& context) { host_device = host_device_names(context); });
-  add_dependencies(analysis, cuda.files);
+  add_inputs(analysis, cuda.inputs);
   if (!cuda.errors.empty()) {
     analysis.cuda_parse_problem = rendered(cuda.errors.front());
     return;
@@ -546,10 +631,21 @@ HeaderAnalysis analyze_header(const std::filesystem::path& header, const HeaderO
     analyze(analysis, options);
   } catch (const std::exception& error) {  // bad_alloc, filesystem_error: a problem, not a crash
     analysis.functions.clear();
+    analysis.unusable.clear();
     analysis.errors.push_back(
         {{}, "the header '" + header.string() + "' could not be analyzed: " + error.what()});
   }
   return analysis;
+}
+
+std::string analysis_identity(const std::filesystem::path& header, const HeaderOptions& options) {
+  const fs::path absolute = absolute_normal(header);
+  std::string identity = clang::getClangFullVersion() + "\n";
+  for (const auto& arguments : {cxx_arguments(absolute, options), cuda_arguments(absolute, options)}) {
+    for (const std::string& argument : arguments) identity += argument + '\0';
+    identity += "\n";
+  }
+  return identity + cuda_prelude();
 }
 
 }  // namespace scangen::imports

@@ -9,18 +9,22 @@
 // f only when every floating-point parameter has one.
 //
 // Only functions are offered, and every other function-like declaration directly in the namespace
-// is a problem (a template, an overload of an earlier name, a variadic function, a declaration the
-// header does not define, a parameter or result of another type). Classes (with their members),
-// nested namespaces, variables, types and operators are left alone, silently: they are the
-// header's helpers. An overload is reported at the second declaration; the first stays usable.
-// f_d<i> whose types differ from f's, or whose i is not a parameter of f, is a problem and is not
-// offered; f_d<i> without a usable f is an ordinary function.
+// makes its name unusable (a template, overloads, a variadic function, a declaration the header
+// does not define, a parameter or result of another type). Classes (with their members), nested
+// namespaces, variables, types and operators are left alone, silently: they are the header's
+// helpers. f_d<i> whose types differ from f's, or whose i is not a parameter of f, is unusable;
+// f_d<i> without a usable f is an ordinary function. An unusable function is not an error of the
+// header: the program that calls one is (frontend/sema_imports.cpp), so that a header stays usable
+// for the functions it offers well.
 //
 // The header is parsed in-process with Clang's libTooling (src/imports/cxx_header.cpp): once as
-// C++17 (the truth for the CPU backends and the interpreter) and once as CUDA host code, to learn
-// which functions are `__host__ __device__` (the CUDA backend calls only those). The CUDA parse is
-// skipped when the header offers no function. Both parses are safe to run from several threads.
-// A missing or unreadable header is one problem without a location.
+// C++17 (the truth for the CPU backends and the interpreter) and once as CUDA host code that sees
+// what NVRTC shows a header in scangen's kernels (__CUDACC__ and __CUDACC_RTC__, no standard
+// header, the math functions of templates/cuda/scangen_nvrtc_math.h and scangen's scalar header),
+// to learn which functions are `__host__ __device__` (the CUDA backend calls only those). The CUDA
+// parse is skipped when the header offers no function. Both parses are safe to run from several
+// threads. A missing or unreadable header is one problem without a location. header_cache.h keeps
+// the results on disk.
 #pragma once
 
 #include <filesystem>
@@ -38,10 +42,17 @@ struct CxxLocation {
   int column = 0;
 };
 
-// Something in the header that scangen cannot use, or an error Clang reported while parsing it.
+// An error Clang reported while parsing the header, or why a function cannot be used.
 struct HeaderProblem {
   CxxLocation loc;
-  std::string message;  // one sentence, without "error:", naming the function
+  std::string message;  // one sentence, without "error:"; a reason names its function
+};
+
+// A function of namespace scangen_export that scangen cannot call: each reason is located at the
+// declaration it concerns (an overloaded name has one per overload after the first).
+struct UnusableFunction {
+  std::string name;
+  std::vector<HeaderProblem> reasons;
 };
 
 struct ImportedFunction {
@@ -58,10 +69,11 @@ struct ImportedFunction {
 
 struct HeaderAnalysis {
   std::filesystem::path header;  // absolute and normalized
-  std::vector<ImportedFunction> functions;  // in declaration order
-  // Errors of the C++ parse and every function in namespace scangen_export that cannot be used.
-  // When not empty, `functions` holds only the usable ones (after a Clang error: those whose
-  // declarations Clang could parse, so that all problems show at once).
+  std::vector<ImportedFunction> functions;  // the usable ones, in declaration order
+  // The functions of the namespace that cannot be used, in the order of their first problem.
+  std::vector<UnusableFunction> unusable;
+  // Errors of the C++ parse: the header cannot be used. `functions` and `unusable` still hold
+  // what Clang could parse, so that all problems show at once.
   std::vector<HeaderProblem> errors;
   // Why the CUDA-mode parse failed (empty when it succeeded). Not an error for CPU use: the CUDA
   // backend reports it when a program that calls the header's functions is compiled for CUDA.
@@ -70,6 +82,10 @@ struct HeaderAnalysis {
   // (for depfiles and cache keys), with the header itself first (also when it is missing), then
   // the files entered by the C++ parse, then those only the CUDA parse entered.
   std::vector<std::filesystem::path> dependencies;
+  // What the result depends on, for a cache of it: every file either parse read (system headers
+  // too, absolute), and the paths where an #include looked for a file that was not there.
+  std::vector<std::filesystem::path> inputs;
+  std::vector<std::filesystem::path> absent;
 };
 
 struct HeaderOptions {
@@ -78,5 +94,10 @@ struct HeaderOptions {
 
 // Parses `header` (which must exist; a missing file is an error in the result, not an exception).
 HeaderAnalysis analyze_header(const std::filesystem::path& header, const HeaderOptions& options);
+
+// What decides analyze_header's result besides the files it reads: Clang's version and both
+// parses' command lines (the header's path and the include directories among them) and the text
+// the CUDA parse reads first.
+std::string analysis_identity(const std::filesystem::path& header, const HeaderOptions& options);
 
 }  // namespace scangen::imports

@@ -424,6 +424,13 @@ struct ImportedFunction {
   std::vector<int> partials;
 };
 
+// A function of an imported header that cannot be called, with why: each reason is located at
+// the declaration it concerns. Calling one is an error at the call (frontend/sema_imports.cpp).
+struct UnusableFunction {
+  std::string name;
+  std::vector<std::pair<Loc, std::string>> reasons;
+};
+
 // One imported header.
 struct Import {
   std::filesystem::path header;          // absolute and normalized: what the JIT and the shim include
@@ -431,6 +438,7 @@ struct Import {
   Loc loc;                               // of the import statement
   std::vector<std::filesystem::path> dependencies;  // the header first, then what it includes
   std::vector<ImportedFunction> functions;           // every usable function of the header
+  std::vector<UnusableFunction> unusable;            // the others of namespace scangen_export
   std::string cuda_parse_problem;        // why the header cannot be used for CUDA (empty: it can)
 };
 using ImportRef = std::shared_ptr<const Import>;

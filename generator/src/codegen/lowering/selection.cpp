@@ -1,5 +1,5 @@
 // Selection and layout: transpose, gathers and their adjoint scatter_add, argmax/argmin and
-// top_k. The run-time messages are the interpreter's (ir/interpreter_selection.cpp).
+// top_k. The run-time messages are the interpreter's (interpreter/selection.cpp).
 #include "codegen/lowering/function_lowering.h"
 #include "codegen/lowering/graph_lowering.h"
 #include "support/check.h"

@@ -1,7 +1,9 @@
 // Everything in scangen_export here is usable (cxx_header_test.cpp).
 #pragma once
+#ifndef __CUDACC_RTC__  // NVRTC, and the CUDA check that reads the header as NVRTC does, has none
 #include <cmath>
 #include <cstdint>
+#endif
 
 #include "good_helpers.h"
 
@@ -11,19 +13,19 @@
 #endif
 
 typedef float real;
-using index_t = std::int64_t;
+using index_t = int64_t;
 
 namespace scangen_export {
 
 inline float scale(float x, const float factor) { return x * factor; }
 inline double twice(double x) { return 2 * x; }
-inline int32_t clamp_index(int i, std::int32_t n) { return i < n ? i : n - 1; }
+inline int32_t clamp_index(int i, int32_t n) { return i < n ? i : n - 1; }
 inline long add_long(long a, long long b, index_t c) { return a + b + c; }
 inline bool positive(real x, bool strict) { return strict ? x > 0 : x >= 0; }
 
-inline float wave(float x, float y) { return x * std::sin(y); }
-inline float wave_d0(float, float y) { return std::sin(y); }
-inline float wave_d1(float x, float y) { return x * std::cos(y); }
+inline float wave(float x, float y) { return x * sinf(y); }
+inline float wave_d0(float, float y) { return sinf(y); }
+inline float wave_d1(float x, float y) { return x * cosf(y); }
 
 __host__ __device__ inline float hd_square(float x) { return x * x; }
 __host__ __device__ inline double hd_half(double x) { return helpers::half(x); }
