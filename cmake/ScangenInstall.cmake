@@ -16,6 +16,21 @@ install(TARGETS scangen scangen_generator scangen_runtime scangen_abi
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The installed program and libraries carry no debug information (the JIT API's library is 4 MB
+# instead of 90): it stays in the build tree, for scangen's developers, unless
+# SCANGEN_INSTALL_DEBUG_INFO asks for it to be installed too.
+option(SCANGEN_INSTALL_DEBUG_INFO "Install scangen's program and libraries with their debug information" OFF)
+if(NOT SCANGEN_INSTALL_DEBUG_INFO AND CMAKE_STRIP)
+  foreach(installed IN ITEMS "${CMAKE_INSTALL_BINDIR}/$<TARGET_FILE_NAME:scangen>"
+          "${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:scangen_generator>"
+          "${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:scangen_runtime>")
+    install(CODE "execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug
+                    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${installed}\" RESULT_VARIABLE rc)
+                  if(NOT rc EQUAL 0)
+                    message(FATAL_ERROR \"cannot strip the debug information of ${installed}\")
+                  endif()")
+  endforeach()
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/scangen ${PROJECT_SOURCE_DIR}/generator/include/scangen
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The C ABI between the runtime and emitted code, which the runtime's headers include.

@@ -400,6 +400,18 @@ class ArgumentBuilder {
   std::string name_;
 };
 
+// NumPy's name of a dtype, for the hints of the messages.
+std::string numpy_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::Bool: return "bool_";
+    case DType::I32: return "int32";
+    case DType::I64: return "int64";
+    case DType::F32: return "float32";
+    case DType::F64: return "float64";
+  }
+  return "?";
+}
+
 HostTensor argument_from_npy(std::string_view path_text, DType dtype, int rank,
                              const ArgumentBuilder& builder, std::string_view name) {
   if (path_text.empty()) builder.fail("'@' must be followed by the path of an .npy file");
@@ -412,7 +424,8 @@ HostTensor argument_from_npy(std::string_view path_text, DType dtype, int rank,
   std::string file = "'" + std::string(path_text) + "'";
   if (tensor.dtype() != dtype)
     builder.fail(file + " holds " + std::string(dtype_name(tensor.dtype())) + " values, but " +
-                 std::string(name) + " is " + std::string(dtype_name(dtype)));
+                 std::string(name) + " is " + std::string(dtype_name(dtype)) +
+                 "; save it in that dtype, e.g. np.save(path, a.astype(np." + numpy_dtype(dtype) + "))");
   if (tensor.rank() != rank)
     builder.fail(file + " holds an array of rank " + std::to_string(tensor.rank()) + " (shape " +
                  shape_to_string(tensor.shape()) + "), but " + std::string(name) + " has rank " +

@@ -59,6 +59,29 @@ if(NOT step_output MATCHES "clip: largest \\|y\\| = 0.25\n")
   message(FATAL_ERROR "the new bound of bounds.h did not reach the generated code and the JIT:\n${step_output}")
 endif()
 
+# A project that sets no build type (CMake then passes no optimization flag) still gets its
+# generated loops optimized; one that sets a build type keeps that type's flags.
+run_step("configuring the consumer without a build type" ${CMAKE_COMMAND} -S ${project} -B ${WORK_DIR}/no-build-type
+  -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+run_step("configuring the consumer in Debug" ${CMAKE_COMMAND} -S ${project} -B ${WORK_DIR}/debug
+  -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_BUILD_TYPE=Debug -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+foreach(case IN ITEMS "no-build-type|-O2" "debug|-O0")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 dir)
+  list(GET case 1 wanted)
+  file(READ ${WORK_DIR}/${dir}/compile_commands.json commands)
+  string(REGEX MATCH "\"command\": \"[^\"]*filters_scangen/smooth.cpp[^\"]*\"" command "${commands}")
+  if(NOT command)
+    message(FATAL_ERROR "no compile command for the generated smooth.cpp in ${dir}:\n${commands}")
+  endif()
+  if(wanted STREQUAL "-O2" AND NOT command MATCHES " -O2 ")
+    message(FATAL_ERROR "without a build type the generated code is not optimized:\n${command}")
+  endif()
+  if(wanted STREQUAL "-O0" AND command MATCHES " -O2 ")
+    message(FATAL_ERROR "a Debug build got scangen's -O2 on top of its own flags:\n${command}")
+  endif()
+endforeach()
+
 run_step("configuring samples/host_jit" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/samples/host_jit -B ${WORK_DIR}/host_jit
   -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${PREFIX})
 run_step("building samples/host_jit" ${CMAKE_COMMAND} --build ${WORK_DIR}/host_jit)

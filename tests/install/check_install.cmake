@@ -20,6 +20,17 @@ foreach(expected IN ITEMS bin/scangen include/scangen/scangen.h include/scangen/
   endif()
 endforeach()
 
+# Installed without debug information (SCANGEN_INSTALL_DEBUG_INFO is off): the whole tree is a
+# few megabytes, not a hundred.
+file(GLOB libraries ${PREFIX}/lib/libscangen_compiler.so.*.*.*)
+foreach(binary IN LISTS libraries ITEMS ${PREFIX}/bin/scangen)
+  file(STRINGS ${binary} debug_sections REGEX "\\.debug_info" LIMIT_COUNT 1)
+  file(SIZE ${binary} size)
+  if(debug_sections OR size GREATER 20000000)
+    message(FATAL_ERROR "${binary} is installed with its debug information (${size} bytes)")
+  endif()
+endforeach()
+
 string(REPLACE "|" ";" forbidden "${FORBIDDEN}")
 file(GLOB_RECURSE installed LIST_DIRECTORIES false ${PREFIX}/*)
 set(offenders "")

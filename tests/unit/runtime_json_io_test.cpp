@@ -117,7 +117,13 @@ BOOST_AUTO_TEST_CASE(npy_files) {
   HostTensor data = HostTensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   write_npy(path, data);
   BOOST_TEST(identical(parse_argument("@" + path.string(), DType::F32, 2, "A"), data));
-  expect_error("@" + path.string(), DType::F64, 2, "A", "holds f32 values, but A is f64");
+  expect_error("@" + path.string(), DType::F64, 2, "A",
+               "holds f32 values, but A is f64; save it in that dtype, e.g. np.save(path, a.astype(np.float64))");
+  // NumPy's default float is f64: the hint names the cast that fits an f32 parameter.
+  const fs::path doubles = dir.path / "d.npy";
+  write_npy(doubles, HostTensor::from_vector<double>({1, 2}, {2}));
+  expect_error("@" + doubles.string(), DType::F32, 1, "x",
+               "holds f64 values, but x is f32; save it in that dtype, e.g. np.save(path, a.astype(np.float32))");
   expect_error("@" + path.string(), DType::F32, 1, "A",
                "holds an array of rank 2 (shape [2, 3]), but A has rank 1");
   expect_error("@" + (dir.path / "missing.npy").string(), DType::F32, 2, "A",

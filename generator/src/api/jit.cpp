@@ -7,6 +7,7 @@
 
 #include "api/module_memo.h"
 #include "api/module_state.h"
+#include "interpreter/interpreter.h"
 #include "support/source.h"
 
 namespace scangen {
@@ -72,7 +73,7 @@ const std::vector<std::string>& Module::pass_notes() const { return state_->note
 const FunctionInfo& Module::function(std::string_view name) const {
   for (const FunctionInfo& f : state_->functions)
     if (f.name == name) return f;
-  throw RuntimeError(state_->compilation.describe_missing_function(std::string(name)));
+  throw RuntimeError(state_->compilation.missing_function_sentence(std::string(name)));
 }
 
 namespace {
@@ -89,21 +90,40 @@ std::string result_text(const FunctionInfo& f, size_t i) {
   return "result " + std::to_string(i) + (name.empty() ? "" : " ('" + name + "')") + " of '" + f.name + "'";
 }
 
-}  // namespace
+// Arguments whose count, dtypes or ranks do not fit the signature are reported as the interpreter
+// words them, naming the parameter, whatever the backend (a compiled module knows only positions).
+void check_argument_types(const detail::ModuleState& s, const FunctionInfo& f, const std::vector<HostTensor>& args) {
+  bool fit = args.size() == f.params.size();
+  for (size_t i = 0; fit && i < args.size(); ++i)
+    fit = !args[i].valid() || (args[i].dtype() == f.params[i].dtype && args[i].rank() == f.params[i].rank);
+  if (!fit) interp::check_arguments(*s.compilation.program().find(f.name), args);
+}
 
-std::vector<HostTensor> Module::call(std::string_view fn, const std::vector<HostTensor>& args) const {
-  function(fn);
-  detail::ModuleState& s = *state_;
+// `call` on the module's runner, serialized when the runner is not concurrent. A run-time error of
+// the program comes out as a ProgramError: rendered with its line of the .scan file when it has
+// one, else its message alone.
+template <class Call> auto on_runner(detail::ModuleState& s, Call call) {
   try {
     driver::Runner& runner = s.compilation.runner();
-    if (runner.concurrent()) return runner.call(fn, args);
+    if (runner.concurrent()) return call(runner);
     std::lock_guard<std::mutex> lock(s.call_mutex);
-    return runner.call(fn, args);
+    return call(runner);
   } catch (const ProgramError&) {
     throw;
   } catch (const RuntimeError& e) {
-    throw ProgramError(e.what(), s.compilation.render_runtime_error(e.what(), e.line(), e.column()), e.line(), e.column());
+    const std::string shown = e.line() > 0 ? s.compilation.render_runtime_error(e.what(), e.line(), e.column()) : e.what();
+    throw ProgramError(e.what(), shown, e.line(), e.column());
   }
+}
+
+}  // namespace
+
+std::vector<HostTensor> Module::call(std::string_view fn, const std::vector<HostTensor>& args) const {
+  const FunctionInfo& f = function(fn);
+  return on_runner(*state_, [&](driver::Runner& runner) {
+    check_argument_types(*state_, f, args);
+    return runner.call(fn, args);
+  });
 }
 
 Module compile_source(const std::string& name, std::string_view text, const JitOptions& options) {
@@ -140,17 +160,10 @@ void Module::call_into(std::string_view fn, const std::vector<HostTensor>& args,
       if (overlap(outs[i], outs[j]))
         throw RuntimeError(what + " overlaps " + result_text(f, j) + ": a result must be written to memory of its own");
   }
-  detail::ModuleState& s = *state_;
-  try {
-    driver::Runner& runner = s.compilation.runner();
-    if (runner.concurrent()) return runner.call_into(fn, args, outs);
-    std::lock_guard<std::mutex> lock(s.call_mutex);
+  on_runner(*state_, [&](driver::Runner& runner) {
+    check_argument_types(*state_, f, args);
     runner.call_into(fn, args, outs);
-  } catch (const ProgramError&) {
-    throw;
-  } catch (const RuntimeError& e) {
-    throw ProgramError(e.what(), s.compilation.render_runtime_error(e.what(), e.line(), e.column()), e.line(), e.column());
-  }
+  });
 }
 
 }  // namespace scangen

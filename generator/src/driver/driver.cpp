@@ -249,14 +249,27 @@ std::string Compilation::render_runtime_error(const std::string& message, int li
   return diags_->render(d);
 }
 
-std::string Compilation::describe_missing_function(const std::string& name) const {
+namespace {
+
+std::string function_list(const ir::Program* program) {
   std::string list;
-  if (program_)
-    for (const auto& f : program_->functions) list += (list.empty() ? "" : ", ") + f.name;
+  if (program)
+    for (const auto& f : program->functions) list += (list.empty() ? "" : ", ") + f.name;
+  return list;
+}
+
+}  // namespace
+
+std::string Compilation::describe_missing_function(const std::string& name) const {
   Diagnostic d{DiagId::err_no_such_fn, diag_severity(DiagId::err_no_such_fn), Loc{},
                fmt::format(fmt::runtime(diag_format(DiagId::err_no_such_fn)), name), {}};
-  d.notes.push_back({Loc{}, fmt::format(fmt::runtime(diag_format(DiagId::note_available_fns)), list)});
+  d.notes.push_back({Loc{}, fmt::format(fmt::runtime(diag_format(DiagId::note_available_fns)), function_list(program_.get()))});
   return diags_->render(d);
+}
+
+std::string Compilation::missing_function_sentence(const std::string& name) const {
+  return fmt::format(fmt::runtime(diag_format(DiagId::err_no_such_fn)), name) + " (" +
+         fmt::format(fmt::runtime(diag_format(DiagId::note_available_fns)), function_list(program_.get())) + ")";
 }
 
 }  // namespace scangen::driver

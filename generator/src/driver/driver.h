@@ -78,8 +78,10 @@ class Compilation {
   // A run-time error of the program, rendered like a compile error (with the source line and a
   // caret when it has a location).
   std::string render_runtime_error(const std::string& message, int line, int column) const;
-  // The error for a function the program does not have, naming those it has (not reported).
+  // The error for a function the program does not have, naming those it has (not reported):
+  // rendered as the CLI prints it, or as one sentence (the JIT API's exceptions).
   std::string describe_missing_function(const std::string& name) const;
+  std::string missing_function_sentence(const std::string& name) const;
   // The files the program was read from: the .scan file and every imported header with what it
   // includes (for depfiles and the JIT's memo).
   const std::vector<std::filesystem::path>& dependencies() const { return dependencies_; }
