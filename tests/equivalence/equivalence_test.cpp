@@ -24,8 +24,8 @@
 // samples/**/*.runs.json manifest through `scangen run` at -O0 and -O2 on both backends.
 //
 // Environment:
-//   SCANGEN_EQUIVALENCE_PROGRAMS  number of programs (default 1000)
-//   SCANGEN_EQUIVALENCE_FAST_PROGRAMS  number of programs in fast mode (default 200)
+//   SCANGEN_EQUIVALENCE_PROGRAMS  number of programs (default 400; 2000 with SCANGEN_LONG_TESTS)
+//   SCANGEN_EQUIVALENCE_FAST_PROGRAMS  number of programs in fast mode (default 200; 600 with SCANGEN_LONG_TESTS)
 //   SCANGEN_EQUIVALENCE_SEED      the first seed (default 1); programs use seeds SEED, SEED+1, ...
 //   SCANGEN_EQUIVALENCE_BATCH     functions per compiled batch (default 100)
 //   SCANGEN_EQUIVALENCE_CPU       0: the interpreter only (-O0 against -O2; fast, for long runs)
@@ -63,6 +63,7 @@
 #include "interpreter/interpreter.h"
 #include "passes/pass.h"
 #include "common/gpu_float_tolerance.h"
+#include "common/test_scope.h"
 #include "random_programs.h"
 #include "scangen/runtime/cpu_jit.h"
 #include "scangen/runtime/cuda.h"
@@ -315,7 +316,7 @@ std::vector<Case> interpreted_cases(int64_t count, uint64_t first_seed,
 }
 
 BOOST_AUTO_TEST_CASE(random_programs) {
-  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_PROGRAMS", 1000));
+  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_PROGRAMS", testing::ci_or_long(400, 2000)));
   const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
   const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", 100)));
   const int verbose = int(env_int("SCANGEN_EQUIVALENCE_VERBOSE", 0));
@@ -583,7 +584,7 @@ std::vector<HostTensor> nudged(const std::vector<HostTensor>& args, int ulps, ui
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(random_programs_fast) {
-  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_FAST_PROGRAMS", 200));
+  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_FAST_PROGRAMS", testing::ci_or_long(200, 600)));
   const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
   const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", 100)));
   // -Og as random_programs (its comment says why), with the fast mode's flags and libmvec.
@@ -717,7 +718,7 @@ void compile_kernels_in_parallel(const Batches& batches, const CudaDevice& devic
 }
 
 void check_cuda_column(bool on_gpu) {
-  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_CUDA_PROGRAMS", 1000));
+  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_CUDA_PROGRAMS", testing::ci_or_long(300, 1000)));
   const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
   const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", on_gpu ? 1 : 100)));
   const std::string column = on_gpu ? "cuda" : "cuda-emulation";
@@ -842,7 +843,7 @@ BOOST_AUTO_TEST_CASE(random_programs_cuda) { check_cuda_column(true); }
 // how many (default 300: the seeds' first 300; the whole 1000 take about 3 times as long).
 
 BOOST_AUTO_TEST_CASE(random_programs_threads) {
-  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_THREADS_PROGRAMS", 300));
+  const int64_t count = std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_THREADS_PROGRAMS", testing::ci_or_long(150, 600)));
   const uint64_t first_seed = uint64_t(env_int("SCANGEN_EQUIVALENCE_SEED", 1));
   const size_t batch_size = size_t(std::max<int64_t>(1, env_int("SCANGEN_EQUIVALENCE_BATCH", 100)));
   CxxCompiler cxx = CxxCompiler::from_environment();

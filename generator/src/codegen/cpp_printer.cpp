@@ -355,7 +355,7 @@ std::string out_checks(const lir::Function& lf, const Api& api, const std::strin
   for (size_t i = 0; i < fn.results.size(); ++i) {
     const Loc& loc = fn.results[i].loc;
     for (size_t a = 0; a < fn.args.size(); ++a)
-      if (!fn.args[a].rank == 0)
+      if (fn.args[a].rank != 0)
         out += "  " + disjoint + "(" + quote(lir::result_what(lf, i)) + ", " + api.out_names[i] + ", " +
                quote("argument '" + fn.args[a].name + "'") + ", " + api.arg_names[a] + ", " + at(loc) + ");\n";
     for (size_t j = 0; j < i; ++j)
