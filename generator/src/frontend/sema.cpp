@@ -1,4 +1,4 @@
-// Semantic analysis, part 1: the module, functions, statements, names and declared types.
+// Semantic analysis: the module, functions, statements and declared types.
 #include "frontend/sema.h"
 
 #include "autodiff/gradients.h"

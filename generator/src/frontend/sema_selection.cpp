@@ -1,6 +1,7 @@
-// Semantic analysis, part 4: the selection and layout builtins (argmax, argmin, top_k, transpose,
-// reshape, flip, concat, stack) and gathers by an integer array. Each builds on a few IR nodes:
-// top_k's values, flip and gathers are GatherNodes; concat is a fill updated piece by piece.
+// Semantic analysis: the handlers of the selection and layout builtins (argmax, argmin, top_k,
+// transpose, reshape, flip, concat, stack) and gathers by an integer array. Each builds on a few
+// IR nodes: top_k's values, flip and gathers are GatherNodes; concat is a fill updated piece by
+// piece.
 #include "frontend/builtins.h"
 #include "support/check.h"
 #include "support/limits.h"
