@@ -3,12 +3,14 @@
 #define BOOST_TEST_MODULE ir
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "generator_test_support.h"
 #include "ir/analysis.h"
 #include "ir/builder.h"
+#include "ir/fold.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/prune.h"
@@ -664,6 +666,73 @@ BOOST_AUTO_TEST_CASE(substitute_params_recomputes_types) {
   // Replacing a param by itself keeps every node.
   std::vector<Value> same = substitute_params(g.params, g.results);
   BOOST_TEST((same[0] == s));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- constant folding (ir/fold.h): the element semantics of run time, and what it flags
+
+BOOST_AUTO_TEST_SUITE(folding)
+
+static Scalar i64(int64_t v) { return Scalar::of_int(DType::I64, v); }
+static Scalar i32(int64_t v) { return Scalar::of_int(DType::I32, v); }
+static Scalar f64(double v) { return Scalar::of_float(DType::F64, v); }
+
+BOOST_AUTO_TEST_CASE(integers_wrap_and_say_so) {
+  auto sum = fold_binary(BinaryOp::Add, i32(2147483647), i32(1));
+  BOOST_TEST_REQUIRE(sum.has_value());
+  BOOST_TEST(sum->value->i == -2147483648);
+  BOOST_TEST((sum->issue == FoldIssue::Wrapped));
+  BOOST_TEST((fold_binary(BinaryOp::Add, i64(2), i64(3))->issue == FoldIssue::None));
+  // MIN / -1 wraps to MIN; MIN % -1 is 0, exactly.
+  auto q = fold_binary(BinaryOp::Div, i64(INT64_MIN), i64(-1));
+  BOOST_TEST(q->value->i == INT64_MIN);
+  BOOST_TEST((q->issue == FoldIssue::Wrapped));
+  auto r = fold_binary(BinaryOp::Mod, i64(INT64_MIN), i64(-1));
+  BOOST_TEST(r->value->i == 0);
+  BOOST_TEST((r->issue == FoldIssue::None));
+  BOOST_TEST((fold_unary(UnaryOp::Neg, i64(INT64_MIN))->issue == FoldIssue::Wrapped));
+  BOOST_TEST((fold_unary(UnaryOp::Abs, i64(INT64_MIN))->issue == FoldIssue::Wrapped));
+}
+
+BOOST_AUTO_TEST_CASE(integer_powers_wrap_only_when_the_exact_power_does_not_fit) {
+  // (-2)^63 is exactly INT64_MIN; 2^63 and 3^40 are not i64s.
+  auto exact = fold_binary(BinaryOp::Pow, i64(-2), i64(63));
+  BOOST_TEST(exact->value->i == INT64_MIN);
+  BOOST_TEST((exact->issue == FoldIssue::None));
+  BOOST_TEST((fold_binary(BinaryOp::Pow, i64(2), i64(63))->issue == FoldIssue::Wrapped));
+  auto big = fold_binary(BinaryOp::Pow, i64(3), i64(40));
+  BOOST_TEST(big->value->i == -6289078614652622815);  // what ipow.scan prints at run time
+  BOOST_TEST((big->issue == FoldIssue::Wrapped));
+  BOOST_TEST((fold_binary(BinaryOp::Pow, i64(1), i64(1000000))->issue == FoldIssue::None));
+}
+
+BOOST_AUTO_TEST_CASE(run_time_errors_give_no_value) {
+  auto by_zero = fold_binary(BinaryOp::Mod, i32(7), i32(0));
+  BOOST_TEST(!by_zero->value.has_value());
+  BOOST_TEST((by_zero->issue == FoldIssue::DivisionByZero));
+  auto negative = fold_binary(BinaryOp::Pow, i64(2), i64(-1));
+  BOOST_TEST(!negative->value.has_value());
+  BOOST_TEST((negative->issue == FoldIssue::NegativeExponent));
+  // Floats have no such errors.
+  BOOST_TEST(std::isinf(fold_binary(BinaryOp::Div, f64(1), f64(0))->value->f));
+}
+
+BOOST_AUTO_TEST_CASE(floats_and_casts_follow_the_element_semantics) {
+  BOOST_TEST(fold_unary(UnaryOp::Sigmoid, f64(0))->value->f == 0.5);
+  BOOST_TEST(fold_binary(BinaryOp::Mod, f64(-7.5), f64(2))->value->f == -1.5);
+  // max keeps the first NaN; comparisons give bools; logic is for bools only.
+  BOOST_TEST(std::isnan(fold_binary(BinaryOp::Max, f64(NAN), f64(1))->value->f));
+  BOOST_TEST(fold_binary(BinaryOp::Lt, f64(1), f64(2))->value->i == 1);
+  BOOST_TEST(!fold_binary(BinaryOp::And, i64(1), i64(1)).has_value());
+  BOOST_TEST(!fold_unary(UnaryOp::Exp, i64(1)).has_value());
+  // Casts round once and saturate: 2^60 + 2^36 + 1 is nearer 2^60 + 2^37 than 2^60 (through f64
+  // first it would be a tie, to 2^60).
+  Scalar big = fold_cast(i64((int64_t(1) << 60) + (int64_t(1) << 36) + 1), DType::F32);
+  BOOST_TEST(big.f == std::ldexp(1.0, 60) + std::ldexp(1.0, 37));
+  BOOST_TEST(fold_cast(f64(3e10), DType::I32).i == 2147483647);
+  BOOST_TEST(fold_cast(f64(NAN), DType::I64).i == 0);
+  BOOST_TEST(fold_cast(i64(4294967297), DType::I32).i == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

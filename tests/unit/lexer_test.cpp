@@ -268,11 +268,16 @@ BOOST_AUTO_TEST_CASE(most_negative_integer_is_handled_by_the_parser) {
 BOOST_AUTO_TEST_CASE(unexpected_characters_are_reported_with_their_location) {
   Lexed l = lex_text("let y = x $ 2\n  a # b\n\x01");
   BOOST_TEST(l.diags == (std::vector<std::string>{"1:11: unexpected character '$'", "2:5: unexpected character '#'",
+                                                  "2:5: note: comments start with '//' ('#' is Python's)",
                                                   "3:1: unexpected character '\\x01'"}));
   // Kept as an invalid token (quiet: the parser adds no second message) so that the parser skips
   // the statement.
   BOOST_TEST((l.tokens[4].kind == Tok::Invalid));
   BOOST_TEST(l.tokens[4].quiet);
+  // Python's '#' comment is skipped to the end of its line, as a comment would be: the line holds
+  // only `a`.
+  BOOST_TEST((l.tokens[7].kind == Tok::Identifier && l.tokens[7].text == "a"));
+  BOOST_TEST((l.tokens[8].kind == Tok::Newline));
   BOOST_TEST(where(l.tokens[4]) == "1:11+1");
   // A single & or | is no operator.
   BOOST_TEST(lex_text("a & b | c").diags ==

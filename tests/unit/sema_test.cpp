@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generator_test_support.h"
+#include "frontend/spelling.h"
 #include "ir/printer.h"
 
 using namespace scangen;
@@ -485,3 +486,24 @@ BOOST_AUTO_TEST_CASE(function_level_errors) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// "Did you mean": optimal string alignment distance (a swap of neighbours costs 1), and a
+// suggestion keeps some of what was written.
+BOOST_AUTO_TEST_CASE(spelling_suggestions) {
+  BOOST_TEST(spelling_distance("alpah", "alpha") == 1u);
+  BOOST_TEST(spelling_distance("mena", "mean") == 1u);
+  BOOST_TEST(spelling_distance("sigmod", "sigmoid") == 1u);
+  BOOST_TEST(spelling_distance("ab", "ba") == 1u);
+  BOOST_TEST(spelling_distance("abc", "ca") == 3u);  // no edit of a swapped pair
+  auto best = [](const std::string& written, std::vector<std::string> candidates) {
+    Spelling s(written);
+    for (const std::string& c : candidates) s.consider(c);
+    return s.best().value_or("");
+  };
+  BOOST_TEST(best("retrun", {"let", "return", "init", "until"}) == "return");
+  BOOST_TEST(best("z", {"t", "x"}) == "");            // every letter would change
+  BOOST_TEST(best("seqs", {"sums"}) == "");           // two of four letters: too far
+  BOOST_TEST(best("lerning_rtae", {"learning_rate"}) == "learning_rate");
+  BOOST_TEST(best("ab", {"ac", "aa"}) == "aa");       // as close: the first alphabetically
+  BOOST_TEST(best("x", {"x"}) == "");                 // the same word is no suggestion
+}

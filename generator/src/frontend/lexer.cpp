@@ -56,6 +56,16 @@ const std::unordered_map<std::string, Tok>& keywords() {
   return k;
 }
 
+}  // namespace
+
+const char* keyword_text(Tok kind) {
+  for (const auto& [text, k] : keywords())
+    if (k == kind) return text.c_str();
+  return "?";
+}
+
+namespace {
+
 // Float literals written as words: weak floats, like 0.5.
 const std::unordered_map<std::string, double>& float_words() {
   static const std::unordered_map<std::string, double> w = {
@@ -359,7 +369,14 @@ class Lexer {
         std::string shown(1, c);
         if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
           shown = fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-        diags_.report(DiagId::err_unexpected_char, t.loc, shown);
+        Diagnostic& d = diags_.report(DiagId::err_unexpected_char, t.loc, shown);
+        if (c == '#') {
+          // Python's comment: the rest of the line is skipped as one, so nothing else is reported.
+          diags_.note(d, DiagId::note_hash_comment, t.loc);
+          while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+          return;
+        }
+        if (c == '.') note_numpy_attribute(d);
         advance();
         // Kept as a token so that the parser skips its statement without a second message.
         t.kind = Tok::Invalid;
@@ -370,6 +387,21 @@ class Lexer {
       }
     }
     if (track_brackets(t)) tokens_.push_back(std::move(t));
+  }
+
+  // `x.T`, `x.shape`: NumPy's attributes, which are functions here (the '.' is at pos_).
+  void note_numpy_attribute(Diagnostic& d) {
+    struct Habit {
+      const char* attribute;
+      DiagId note;
+    };
+    static const Habit kHabits[] = {{"T", DiagId::note_numpy_transpose}, {"shape", DiagId::note_numpy_shape}};
+    size_t start = pos_ + 1, end = start;
+    while (end < text_.size() && is_ident_char(text_[end])) ++end;
+    std::string attribute = text_.substr(start, end - start);
+    Loc at{file_id_, line_, col_ + 1, static_cast<int32_t>(end - start)};
+    for (const Habit& h : kHabits)
+      if (attribute == h.attribute) diags_.note(d, h.note, at);
   }
 
   // Tracks nesting; returns false for a closer that closes nothing (reported and dropped).

@@ -13,4 +13,7 @@ namespace scangen {
 // Returns the tokens of a file, ending with Eof. Reports lexical errors and goes on.
 std::vector<Token> lex(const SourceFile& file, int file_id, DiagnosticEngine& diags);
 
+// The text of a keyword token ("let" for Tok::KwLet), from the lexer's table of keywords.
+const char* keyword_text(Tok kind);
+
 }  // namespace scangen

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "frontend/lexer.h"
+#include "frontend/spelling.h"
 #include "support/limits.h"
 
 namespace scangen {
@@ -37,8 +38,10 @@ class Parser {
         continue;
       }
       if (!at(Tok::KwFn)) {
-        if (!peek().quiet)
-          diags_.report(DiagId::err_expected_toplevel, peek().loc, describe_token(peek()));
+        if (!peek().quiet) {
+          Diagnostic& d = diags_.report(DiagId::err_expected_toplevel, peek().loc, describe_token(peek()));
+          note_keyword_meant(d, peek(), {Tok::KwFn, Tok::KwImport});
+        }
         skip_to_next_fn();
         continue;
       }
@@ -125,6 +128,14 @@ class Parser {
       if (at(Tok::KwFn) && (pos_ == 0 || toks_[pos_ - 1].kind == Tok::Newline)) return;
       next();
     }
+  }
+
+  // `retrun x`, `fnn f(...)`: a name close to a keyword where one of `keywords` was expected.
+  void note_keyword_meant(Diagnostic& d, const Token& t, std::initializer_list<Tok> keywords) {
+    if (t.kind != Tok::Identifier) return;
+    Spelling spelling(t.text);
+    for (Tok k : keywords) spelling.consider(keyword_text(k));
+    if (spelling.best()) diags_.note(d, DiagId::note_did_you_mean, t.loc, *spelling.best());
   }
 
   // ---- declarations
@@ -302,6 +313,15 @@ class Parser {
       }
       default: break;
     }
+    // A name followed by the start of an expression on the same line cannot start a statement:
+    // `intit s = 0`, `retrun x`, `untill c` are misspelled keywords.
+    Tok second = peek(1).kind;
+    bool operand_follows = starts_expression(second) && second != Tok::LParen && second != Tok::Minus && second != Tok::Plus;
+    if (!t.quiet && t.kind == Tok::Identifier && operand_follows) {
+      Diagnostic& d = diags_.report(DiagId::err_expected_statement, t.loc, describe_token(t));
+      note_keyword_meant(d, t, {Tok::KwLet, Tok::KwReturn, Tok::KwInit, Tok::KwUntil});
+      throw SyntaxError{};
+    }
     if (t.kind == Tok::Identifier && peek(1).kind == Tok::LBracket) {
       Loc start = t.loc;
       ExprPtr e = parse_expr();
@@ -331,7 +351,8 @@ class Parser {
         if (!peek().quiet) diags_.report(DiagId::err_expected_statement, t.loc, describe_token(t));
         throw SyntaxError{};
       }
-      diags_.report(DiagId::err_expression_statement, e->loc);
+      Diagnostic& d = diags_.report(DiagId::err_expression_statement, e->loc);
+      note_keyword_meant(d, t, {Tok::KwLet, Tok::KwReturn, Tok::KwInit, Tok::KwUntil});  // `retrun (a, b)`
       throw SyntaxError{};
     }
     if (!t.quiet) diags_.report(DiagId::err_expected_statement, t.loc, describe_token(t));
@@ -511,7 +532,11 @@ class Parser {
       item.lo = std::move(item.index);
       if (!at(Tok::RBracket) && !at(Tok::Comma) && !at(Tok::Colon)) item.hi = parse_expr();
       if (at(Tok::Colon)) {
-        diags_.report(DiagId::err_slice_step, peek().loc);
+        Diagnostic& d = diags_.report(DiagId::err_slice_step, peek().loc);
+        // NumPy's reversal x[::-1].
+        bool reversal = !item.lo && !item.hi && peek(1).kind == Tok::Minus && peek(2).kind == Tok::IntLiteral &&
+                        peek(2).int_value == 1 && peek(3).kind == Tok::RBracket;
+        if (reversal) diags_.note(d, DiagId::note_numpy_reverse, item.loc);
         throw SyntaxError{};
       }
     }

@@ -1,8 +1,8 @@
-// Semantic analysis, part 1: the module, functions, statements, names and declared types.
+// Semantic analysis: the module, functions, statements and declared types.
 #include "frontend/sema.h"
 
 #include "autodiff/gradients.h"
-#include "frontend/sema_internal.h"
+#include "frontend/builtins.h"
 #include "ir/prune.h"
 #include "support/check.h"
 #include "support/limits.h"
@@ -12,6 +12,11 @@ namespace scangen {
 namespace sema {
 
 std::string plural(size_t n) { return n == 1 ? "" : "s"; }
+
+std::string result_words(const ast::FnDecl& fn, size_t i) {
+  if (fn.results.size() == 1) return "the result of '" + fn.name + "'";
+  return "result " + std::to_string(i) + " of '" + fn.name + "'";
+}
 
 Analyzer::Analyzer(const ast::Module& module, const SourceManager& sources, DiagnosticEngine& diags,
                    std::vector<ir::ImportRef> imports)
@@ -40,21 +45,6 @@ int Analyzer::region_of(const ir::Node* n) const {
   return it->second;
 }
 
-namespace {
-
-const char* const kBuiltinNames[] = {
-    "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu",
-    "floor", "ceil", "sign", "min", "max", "pow", "where", "clip", "sum", "mean", "prod",
-    "zeros_like", "ones_like", "full_like", "zeros", "ones", "arange", "len", "set", "inc", "grad", "stop_gradient"};
-
-}  // namespace
-
-bool is_builtin(const std::string& n) {
-  for (const char* b : kBuiltinNames)
-    if (n == b) return true;
-  return false;
-}
-
 std::optional<ir::Program> Analyzer::run() {
   ir::Program program;
   program.source_path = sources_.file(module_.file_id).name();
@@ -63,7 +53,7 @@ std::optional<ir::Program> Analyzer::run() {
     if (!inserted) {
       auto& d = diags_.report(DiagId::err_duplicate_function, fn->name_loc, fn->name);
       diags_.note(d, DiagId::note_previous_definition, it->second->name_loc, fn->name);
-    } else if (is_builtin(fn->name)) {
+    } else if (find_builtin(fn->name)) {
       diags_.report(DiagId::err_builtin_redefined, fn->name_loc, fn->name);
     }
   }
@@ -179,10 +169,9 @@ ir::Function Analyzer::analyze_entry(const ast::FnDecl& fn) {
   call_stack.pop_back();
   call_locs.pop_back();
   for (size_t i = 0; i < results.size() && i < fn.results.size(); ++i) {
-    std::string what = fn.results.size() == 1 ? "the result of '" + fn.name + "'"
-                                              : "result " + std::to_string(i) + " of '" + fn.name + "'";
     // The caller of an entry function checks results at run time, so no CheckShape here.
-    SValue r = conform(results[i], fn.results[i].type, fenv, what, results[i].loc, /*runtime_check=*/false);
+    SValue r = conform(results[i], fn.results[i].type, fenv, result_words(fn, i), results[i].loc,
+                       /*runtime_check=*/false);
     if (r.ok()) out.graph.results.push_back(r.value);
   }
   env = saved_env;
@@ -270,9 +259,9 @@ std::vector<SValue> Analyzer::function_body(const ast::FnDecl& fn, FunctionEnv& 
                         fn.results.size());
         break;
       }
-      default:
-        // init / until / X[t] = ... outside a scan were reported by the parser.
-        break;
+      case ast::StmtKind::Init:
+      case ast::StmtKind::StepDef:
+      case ast::StmtKind::Until: break;  // outside a scan: reported by the parser
     }
   }
   if (!returned) {

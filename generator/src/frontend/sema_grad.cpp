@@ -1,4 +1,4 @@
-// Semantic analysis, part 5: grad(C, w) and grad(C, (w1, w2, ...)). The gradient is expanded into
+// Semantic analysis: grad(C, w) and grad(C, (w1, w2, ...)). The gradient is expanded into
 // IR right here (autodiff/gradients.h), so what follows sees an ordinary value; the variables are
 // the values the names are bound to, wherever they were computed (an argument, a let of the
 // function, a let of this step or of an enclosing one).

@@ -3,7 +3,7 @@
 // the way full_like converts its value: a weak literal takes the parameter's dtype, a strong value
 // converts when the conversion is no downcast (the parameter is what the two dtypes promote to),
 // and bool only to bool.
-#include "frontend/sema_internal.h"
+#include "frontend/builtins.h"
 
 namespace scangen::sema {
 
@@ -26,7 +26,7 @@ void Analyzer::register_imports() {
       const ir::ImportedFunction& f = import->functions[j];
       std::string header = import->spelling;
       auto declared_here = [&](Diagnostic& d) { diags_.note(d, DiagId::note_import_function_here, f.loc, f.name); };
-      if (is_builtin(f.name)) {
+      if (find_builtin(f.name)) {
         declared_here(diags_.report(DiagId::err_import_name_builtin, import->loc, f.name, header));
       } else if (auto fn = functions.find(f.name); fn != functions.end()) {
         auto& d = diags_.report(DiagId::err_import_name_fn, import->loc, f.name, header);

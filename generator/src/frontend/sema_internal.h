@@ -1,5 +1,4 @@
-// Internals of semantic analysis, shared by sema.cpp (functions, statements, names),
-// sema_expr.cpp (expressions and builtins) and sema_scan.cpp (scans).
+// Internals of semantic analysis, shared by its files (docs/architecture.md, "The frontend").
 #pragma once
 
 #include <functional>
@@ -11,6 +10,7 @@
 
 #include "frontend/sema.h"
 #include "ir/builder.h"
+#include "ir/fold.h"
 
 namespace scangen::sema {
 
@@ -53,6 +53,7 @@ struct SValue {
 };
 
 struct ScanFrame;
+struct Builtin;
 
 // An integer literal, possibly negated (the form `axis = i` and reshape's -1 take).
 std::optional<int64_t> int_literal_value(const ast::Expr& e);
@@ -111,6 +112,7 @@ struct ScanFrame {
   int64_t truncate_gradient = -1;
   int64_t checkpoint = 0;
   std::optional<SValue> steps;
+  bool steps_given = false;  // `steps` (or an unknown option with a value) bounds it, even if wrong
 
   struct Output {
     std::string name;
@@ -149,6 +151,7 @@ struct ScanFrame {
   };
   std::vector<LetInfo> lets;
   const ast::Until* until = nullptr;
+  std::vector<const ast::Init*> lone_inits;  // inits of no state: reported, then read as errors
 
   Scope body_scope;
   ir::Value index_param;
@@ -231,7 +234,6 @@ class Analyzer {
   // A value usable in arithmetic: a single tensor (first output of an inline scan); reports and
   // returns Invalid otherwise.
   SValue single(SValue v, Loc loc, const char* context = nullptr);
-  SValue materialize(const SValue& v, DType dtype, Loc loc);
   // The dtype two operands meet at, or nullopt (reported) when they cannot.
   struct Promotion {
     DType dtype;
@@ -239,13 +241,24 @@ class Analyzer {
   };
   std::optional<Promotion> promote(const SValue& a, const SValue& b, Loc loc, const char* op);
   SValue binary(ir::BinaryOp op, SValue a, SValue b, Loc loc, const char* spelling);
+  // where(c, a, b) and c ? a : b; `name` is "where" or "?:".
+  SValue select(SValue c, SValue a, SValue b, Loc loc, const char* name);
+
+  // ---- weak literals and their folding (sema_literals.cpp)
   SValue int_literal(int64_t v, Loc loc);
   SValue float_literal(double v, Loc loc);
   SValue constant(ir::Scalar s, Loc loc);
+  SValue materialize(const SValue& v, DType dtype, Loc loc);
+  // A weak value used where nothing gives it a dtype takes its default one (weak_default).
+  SValue concrete(const SValue& v, Loc loc);
+  // Operations of weak constants, folded to a weak literal (or an error, reported).
+  SValue fold_literal(ir::UnaryOp op, const ir::Scalar& x, Loc loc);
+  SValue fold_literals(ir::BinaryOp op, const ir::Scalar& a, const ir::Scalar& b, Loc loc);
+  SValue folded_literal(const std::optional<ir::Folded>& r, Loc loc);
+
+  // ---- indexing (sema_index.cpp)
   SValue to_index_i64(const SValue& v, Loc loc, const char* what);
   ir::Value dim_value(const ir::Value& x, int axis, Loc loc);
-  // where(c, a, b) and c ? a : b; `name` is "where" or "?:".
-  SValue select(SValue c, SValue a, SValue b, Loc loc, const char* name);
   SValue index_expr(const ast::Index& e, Scope& scope);
   // Reports (and returns true for) an output of a scan indexed other than at a step.
   bool misread_output(const ast::Index& e, Scope& scope);
@@ -257,9 +270,22 @@ class Analyzer {
                       Scope& scope, Loc loc);
   SValue apply_index(SValue base, const std::vector<ast::IndexItem>& items, size_t first_item,
                      Scope& scope, Loc loc);
+
+  // ---- calls (sema_call.cpp)
   SValue call(const ast::Call& c, Scope& scope);
-  SValue builtin(const ast::Call& c, Scope& scope, bool* handled);
+  SValue cast_call(const ast::Call& c, Scope& scope);
   SValue call_function(const ast::FnDecl& fn, const ast::Call& c, Scope& scope);
+  bool recursive_call(const ast::FnDecl& fn, const ast::Call& c);
+  bool bind_arguments(const ast::FnDecl& fn, const ast::Call& c, std::vector<SValue>& args, FunctionEnv& callee);
+
+  // ---- names (sema_names.cpp)
+  SValue name(const ast::Name& n, Scope& scope);
+  SValue unknown_name(const ast::Name& n, Scope& scope);
+  SValue unknown_function(const ast::Call& c, Scope& scope);
+  // Set while a scan's sequences are analyzed: the scan's body scope, whose outputs an unknown
+  // name may misspell (`stat[t - 1]` for the state `state` reads like a sequence).
+  Scope* spelling_scope = nullptr;
+
   // ---- imported C++ functions (sema_imports.cpp)
   // Makes the imported functions callable by name, reporting names that conflict.
   void register_imports();
@@ -270,17 +296,44 @@ class Analyzer {
   void note_unusable(Diagnostic& d, const ir::UnusableFunction& f);
   // The unusable function `name` of an imported header, or nullptr.
   const ir::UnusableFunction* find_unusable(const std::string& name, const ir::Import** import = nullptr) const;
-  // ---- selection and layout builtins (sema_selection.cpp): argmax, argmin, top_k, transpose,
-  // reshape, flip, concat, stack; sets *handled when `c` calls one of them.
-  SValue selection_builtin(const ast::Call& c, Scope& scope, bool* handled);
-  SValue arg_extreme_call(const ast::Call& c, Scope& scope);
-  SValue top_k_call(const ast::Call& c, Scope& scope);
-  SValue transpose_call(const ast::Call& c, Scope& scope);
-  SValue reshape_call(const ast::Call& c, Scope& scope);
-  SValue flip_call(const ast::Call& c, Scope& scope);
-  SValue concat_call(const ast::Call& c, Scope& scope);
-  bool builtin_arity(const ast::Call& c, size_t lo, size_t hi);
-  bool builtin_no_keywords(const ast::Call& c);
+
+  // ---- builtins: the checks of builtins.def (builtins.cpp), then a handler of its row
+  SValue builtin_call(const Builtin& b, const ast::Call& c, Scope& scope);
+  bool builtin_arguments_fit(const Builtin& b, const ast::Call& c);
+  // math, reductions, construction, updates, gradients (sema_builtins.cpp)
+  SValue float_math_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue numeric_math_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue relu_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue binary_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue min_max_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue clip_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue where_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue reduce_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue zeros_like_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue ones_like_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue full_like_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue zeros_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue ones_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue arange_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue len_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue update_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue grad_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue stop_gradient_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue argument(const ast::Call& c, size_t i, Scope& scope);
+  bool not_bool(const ast::Call& c, const SValue& v);
+  SValue like(const ast::Call& c, Scope& scope, bool one);
+  SValue filled_like(const SValue& x, const SValue& fill, Loc loc);
+  SValue filled(const ast::Call& c, Scope& scope, bool one);
+  SValue stored_value(const ast::Call& c, const SValue& x, const SValue& v);
+  // selection and layout (sema_selection.cpp)
+  SValue arg_extreme_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue top_k_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue transpose_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue reshape_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue flip_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue concat_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue stack_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue join(const ast::Call& c, Scope& scope, bool stack);
   bool axis_keyword(const ast::Call& c, int rank, int extra, std::optional<int>* axis);
   SValue numeric_array_arg(const ast::Call& c, size_t i, Scope& scope, bool allow_scalar);
   // x[idx] for an integer array idx.
@@ -290,7 +343,6 @@ class Analyzer {
   ir::Value same_sides(const ast::Call& c, const SValue& piece, const SValue& first, int axis, size_t i);
   // grad(C, w) and grad(C, (w1, w2, ...)) (sema_grad.cpp).
   SValue grad(const ast::Call& c, Scope& scope);
-  SValue name(const ast::Name& n, Scope& scope);
 
   // ---- functions (sema.cpp)
   ir::Function analyze_entry(const ast::FnDecl& fn);
@@ -304,8 +356,16 @@ class Analyzer {
   SValue conform(SValue v, const ast::TypeDecl& decl, FunctionEnv& env, const std::string& what,
                  Loc loc, bool runtime_check);
 
-  // ---- scans (sema_scan.cpp)
+  // ---- scans (sema_scan.cpp, and its steps in sema_scan_setup.cpp, sema_scan_taps.cpp and
+  // sema_scan_body.cpp)
   SValue scan(const ast::Scan& s, Scope& scope);
+  bool scan_options(ScanFrame& f, Scope& scope);
+  void bind_body_names(ScanFrame& f, Scope& scope);
+  bool scan_sequences(ScanFrame& f, Scope& scope);
+  bool scan_inits(ScanFrame& f, Scope& scope, bool* any_weak_init);
+  bool learn_weak_inits(ScanFrame& f, int enclosing_region);
+  SValue step_pass(ScanFrame& f, bool dry);
+  SValue scan_node(ScanFrame& f, const SValue& cond);
   SValue output_read(ScanFrame& f, int output, int64_t k, const ast::Expr& at, Loc loc);
   SValue let_read(ScanFrame& f, int let, const std::string& name, Loc loc);
   void ensure_output(ScanFrame& f, int output);
@@ -343,7 +403,6 @@ class Analyzer {
   std::unordered_map<const ir::Node*, int> region_of_;
 
   friend class RegionGuard;
-  friend struct ScanAnalysis;
  public:
   void set_region(int r) { region_ = r; }
 };
@@ -360,9 +419,17 @@ class RegionGuard {
 };
 
 std::string plural(size_t n);
+// Step 1 of a scan: collects the statements of its body; false when nothing can be analyzed.
+bool collect_statements(Analyzer& a, ScanFrame& f);
+// Step 2 of a scan: classifies the reads at the loop index in its body's text (Analyzer::tap_reads).
+void classify_taps(Analyzer& a, ScanFrame& f, Scope& enclosing);
+// "the result of 'f'", or "result i of 'f'" for a function of several results.
+std::string result_words(const ast::FnDecl& fn, size_t i);
 // A value's type for messages: "f32[n]", or "an integer literal" for a weak value.
 std::string type_words(const SValue& v);
-// The names of the builtin functions (abs, sum, zeros, set, ...).
-bool is_builtin(const std::string& n);
+// The dtype a weak value takes when nothing gives it one: i64 (integers) or f32 (floats).
+DType weak_default(const SValue& v);
+// The exact value of a weak constant (an i64 or f64 constant), or nullopt.
+std::optional<ir::Scalar> weak_constant(const SValue& v);
 
 }  // namespace scangen::sema

@@ -1,7 +1,8 @@
-// Semantic analysis, part 4: the selection and layout builtins (argmax, argmin, top_k, transpose,
-// reshape, flip, concat, stack) and gathers by an integer array. Each builds on a few IR nodes:
-// top_k's values, flip and gathers are GatherNodes; concat is a fill updated piece by piece.
-#include "frontend/sema_internal.h"
+// Semantic analysis: the handlers of the selection and layout builtins (argmax, argmin, top_k,
+// transpose, reshape, flip, concat, stack) and gathers by an integer array. Each builds on a few
+// IR nodes: top_k's values, flip and gathers are GatherNodes; concat is a fill updated piece by
+// piece.
+#include "frontend/builtins.h"
 #include "support/check.h"
 #include "support/limits.h"
 
@@ -11,56 +12,13 @@ using ir::Dim;
 using ir::ReduceOp;
 using ir::Value;
 
-namespace {
-
-struct SelectionBuiltin {
-  const char* name;
-  SValue (Analyzer::*handler)(const ast::Call& c, Scope& scope);
-};
-
-const SelectionBuiltin kSelectionBuiltins[] = {
-    {"argmax", &Analyzer::arg_extreme_call},  {"argmin", &Analyzer::arg_extreme_call},
-    {"top_k", &Analyzer::top_k_call},         {"transpose", &Analyzer::transpose_call},
-    {"reshape", &Analyzer::reshape_call},     {"flip", &Analyzer::flip_call},
-    {"concat", &Analyzer::concat_call},       {"stack", &Analyzer::concat_call},
-};
-
-}  // namespace
-
-SValue Analyzer::selection_builtin(const ast::Call& c, Scope& scope, bool* handled) {
-  for (const SelectionBuiltin& b : kSelectionBuiltins) {
-    if (c.callee != b.name) continue;
-    *handled = true;
-    return (this->*b.handler)(c, scope);
-  }
-  *handled = false;
-  return SValue::invalid();
-}
-
 // ---- helpers
-
-bool Analyzer::builtin_arity(const ast::Call& c, size_t lo, size_t hi) {
-  if (c.args.size() >= lo && c.args.size() <= hi) return true;
-  std::string count = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
-  diags_.report(DiagId::err_wrong_arg_count, c.callee_loc, c.callee, count, plural(hi), c.args.size());
-  return false;
-}
-
-bool Analyzer::builtin_no_keywords(const ast::Call& c) {
-  if (c.kwargs.empty()) return true;
-  diags_.report(DiagId::err_unknown_keyword, c.kwargs[0].loc, c.callee, c.kwargs[0].name);
-  return false;
-}
 
 // The keyword `axis = i` (an integer literal) if given, normalized for a value of rank `rank`
 // (`extra` more for stack's new axis; a negative rank checks only the keyword's form). False when
 // an error was reported.
 bool Analyzer::axis_keyword(const ast::Call& c, int rank, int extra, std::optional<int>* axis) {
-  for (const ast::KeywordArg& kw : c.kwargs) {
-    if (kw.name != "axis") {
-      diags_.report(DiagId::err_unknown_keyword, kw.loc, c.callee, kw.name);
-      return false;
-    }
+  for (const ast::KeywordArg& kw : c.kwargs) {  // only `axis`: builtin_arguments_fit saw to it
     std::optional<int64_t> a = int_literal_value(*kw.value);
     if (!a) {
       diags_.report(DiagId::err_axis_literal, kw.value->loc);
@@ -79,9 +37,8 @@ bool Analyzer::axis_keyword(const ast::Call& c, int rank, int extra, std::option
 
 // A numeric array argument (weak literals take their default dtype).
 SValue Analyzer::numeric_array_arg(const ast::Call& c, size_t i, Scope& scope, bool allow_scalar) {
-  SValue x = single(expr(*c.args[i], scope), c.args[i]->loc);
+  SValue x = concrete(argument(c, i, scope), c.args[i]->loc);
   if (!x.ok()) return x;
-  if (x.weak) x = materialize(x, is_float(x.dtype()) ? DType::F32 : DType::I64, c.args[i]->loc);
   if (x.dtype() == DType::Bool) {
     diags_.report(DiagId::err_reduce_bool, c.loc, c.callee);
     return SValue::invalid();
@@ -112,22 +69,19 @@ SValue Analyzer::gather_rows(const SValue& x, const SValue& idx, Loc idx_loc, Lo
 
 // ---- argmax, argmin
 
-SValue Analyzer::arg_extreme_call(const ast::Call& c, Scope& scope) {
-  if (!builtin_arity(c, 1, 1)) return SValue::invalid();
+SValue Analyzer::arg_extreme_call(const ast::Call& c, Scope& scope, const Builtin& b) {
   SValue x = numeric_array_arg(c, 0, scope, true);
   if (!x.ok()) return x;
   std::optional<int> axis;
   if (!axis_keyword(c, x.type().rank(), 0, &axis)) return SValue::invalid();
-  ReduceOp op = c.callee == "argmax" ? ReduceOp::Max : ReduceOp::Min;
+  ReduceOp op = *b.op.reduce;
   if (x.type().is_scalar()) return SValue::tensor(builder_.int_constant(0, c.loc), c.loc);  // NumPy's
   return SValue::tensor(builder_.arg_reduce(op, x.value, axis, c.loc), c.loc);
 }
 
 // ---- top_k: the positions, then the values gathered from x flattened
 
-SValue Analyzer::top_k_call(const ast::Call& c, Scope& scope) {
-  if (!builtin_arity(c, 2, 2)) return SValue::invalid();
-  if (!builtin_no_keywords(c)) return SValue::invalid();
+SValue Analyzer::top_k_call(const ast::Call& c, Scope& scope, const Builtin&) {
   SValue x = numeric_array_arg(c, 0, scope, false);
   SValue raw_k = expr(*c.args[1], scope);
   SValue k = to_index_i64(raw_k, c.args[1]->loc, "top_k's k");
@@ -166,24 +120,16 @@ SValue Analyzer::top_k_call(const ast::Call& c, Scope& scope) {
 
 // ---- transpose, reshape, flip
 
-SValue Analyzer::transpose_call(const ast::Call& c, Scope& scope) {
-  if (!builtin_arity(c, 1, 1)) return SValue::invalid();
-  if (!builtin_no_keywords(c)) return SValue::invalid();
-  SValue x = single(expr(*c.args[0], scope), c.args[0]->loc);
+SValue Analyzer::transpose_call(const ast::Call& c, Scope& scope, const Builtin&) {
+  SValue x = argument(c, 0, scope);
   if (!x.ok() || x.type().rank() < 2) return x;  // a scalar or a vector is its own transpose
   std::vector<int> perm;
   for (int d = x.type().rank(); d-- > 0;) perm.push_back(d);
   return SValue::tensor(builder_.transpose(x.value, perm, c.loc), c.loc);
 }
 
-SValue Analyzer::reshape_call(const ast::Call& c, Scope& scope) {
-  if (c.args.size() < 2) {
-    diags_.report(DiagId::err_reshape_no_dims, c.loc);
-    return SValue::invalid();
-  }
-  if (!builtin_no_keywords(c)) return SValue::invalid();
-  SValue x = single(expr(*c.args[0], scope), c.args[0]->loc);
-  if (x.ok() && x.weak) x = materialize(x, is_float(x.dtype()) ? DType::F32 : DType::I64, c.loc);
+SValue Analyzer::reshape_call(const ast::Call& c, Scope& scope, const Builtin&) {
+  SValue x = concrete(argument(c, 0, scope), c.loc);
   std::vector<Value> sizes;
   std::vector<Dim> static_sizes;
   std::optional<size_t> inferred;
@@ -226,11 +172,9 @@ SValue Analyzer::reshape_call(const ast::Call& c, Scope& scope) {
 
 // flip along axis 0 is a gather of the rows in reverse; along another axis, that axis is swapped
 // to the front and back.
-SValue Analyzer::flip_call(const ast::Call& c, Scope& scope) {
-  if (!builtin_arity(c, 1, 1)) return SValue::invalid();
-  SValue x = single(expr(*c.args[0], scope), c.args[0]->loc);
+SValue Analyzer::flip_call(const ast::Call& c, Scope& scope, const Builtin&) {
+  SValue x = concrete(argument(c, 0, scope), c.loc);
   if (!x.ok()) return x;
-  if (x.weak) x = materialize(x, is_float(x.dtype()) ? DType::F32 : DType::I64, c.loc);
   std::optional<int> axis;
   if (!axis_keyword(c, x.type().rank(), 0, &axis)) return SValue::invalid();
   if (x.type().is_scalar()) {
@@ -271,7 +215,7 @@ bool Analyzer::concat_pieces(const ast::Call& c, Scope& scope, std::vector<SValu
     if (!p) return false;
     if (!p->weak) common = materialize(common, p->dtype, c.loc);
   }
-  DType d = common.weak ? (is_float(common.dtype()) ? DType::F32 : DType::I64) : common.dtype();
+  DType d = common.weak ? weak_default(common) : common.dtype();
   for (SValue& piece : *pieces) piece = materialize(piece, d, c.loc);
   for (size_t i = 0; i < pieces->size(); ++i) {
     int rank = (*pieces)[i].type().rank(), first = (*pieces)[0].type().rank();
@@ -283,9 +227,10 @@ bool Analyzer::concat_pieces(const ast::Call& c, Scope& scope, std::vector<SValu
   return true;
 }
 
-SValue Analyzer::concat_call(const ast::Call& c, Scope& scope) {
-  if (!builtin_arity(c, 1, 1)) return SValue::invalid();
-  bool stack = c.callee == "stack";
+SValue Analyzer::concat_call(const ast::Call& c, Scope& scope, const Builtin&) { return join(c, scope, false); }
+SValue Analyzer::stack_call(const ast::Call& c, Scope& scope, const Builtin&) { return join(c, scope, true); }
+
+SValue Analyzer::join(const ast::Call& c, Scope& scope, bool stack) {
   std::vector<SValue> pieces;
   if (!concat_pieces(c, scope, &pieces)) return SValue::invalid();
   int rank = pieces[0].type().rank();

@@ -1,120 +1,27 @@
 // general: constant folding and common subexpressions, in the outer graph and every scan body.
 //
 // Matches: an element-wise operation or a cast whose operands are all scalar constants (folded
-// with the same element semantics as run time, templates/common/scangen_scalar.h, so results
-// stay bit-identical; integer division by zero and negative integer powers are left to fail at
-// run time); `dim x, k` of a dimension known to be a constant when computing x cannot fail; two
-// nodes computing the same thing from the same operands (merged). Dead code needs no pass: a
+// by ir/fold.h with the element semantics of run time, so results stay bit-identical; integer
+// division by zero and negative integer powers are left to fail at run time); `dim x, k` of a
+// dimension known to be a constant when computing x cannot fail; two nodes computing the same
+// thing from the same operands (merged). Dead code needs no pass: a
 // graph is what its results reach, and unused scan outputs are pruned (ir/prune.h). Fusing chains
 // of element-wise operations into one loop happens in the lowering (codegen/lowering/elementwise.cpp), for every
 // backend.
 // Must not fire on: parameters, or operations that can fail.
 #include <unordered_map>
 
+#include "ir/fold.h"
 #include "ir/mutator.h"
 #include "ir/prune.h"
 #include "passes/pass.h"
 #include "passes/util.h"
-#include "scangen_scalar.h"
 
 namespace scangen::passes {
 namespace {
 
-namespace sc = scangen::scalar_v1;
 using ir::Scalar;
 using ir::Value;
-
-template <class T> T get(const Scalar& s) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(s.f);
-  else return static_cast<T>(s.i);
-}
-
-template <class T> Scalar make(DType d, T v) {
-  if constexpr (std::is_same_v<T, bool>) return Scalar::of_bool(v);
-  else if constexpr (std::is_floating_point_v<T>) return Scalar::of_float(d, double(v));
-  else return Scalar::of_int(d, int64_t(v));
-}
-
-std::optional<Scalar> fold_unary(ir::UnaryOp op, const Scalar& a) {
-  return dispatch_dtype(a.dtype, [&](auto tag) -> std::optional<Scalar> {
-    using T = decltype(tag);
-    T x = get<T>(a);
-    if constexpr (std::is_same_v<T, bool>) {
-      if (op == ir::UnaryOp::Not) return Scalar::of_bool(!x);
-      return std::nullopt;
-    } else {
-      switch (op) {
-        case ir::UnaryOp::Neg: return make<T>(a.dtype, sc::neg(x));
-        case ir::UnaryOp::Abs: return make<T>(a.dtype, sc::abs(x));
-        case ir::UnaryOp::Sign: return make<T>(a.dtype, sc::sign(x));
-        default: break;
-      }
-      if constexpr (std::is_floating_point_v<T>) {
-        switch (op) {
-          case ir::UnaryOp::Exp: return make<T>(a.dtype, sc::exp(x));
-          case ir::UnaryOp::Log: return make<T>(a.dtype, sc::log(x));
-          case ir::UnaryOp::Log1p: return make<T>(a.dtype, sc::log1p(x));
-          case ir::UnaryOp::Expm1: return make<T>(a.dtype, sc::expm1(x));
-          case ir::UnaryOp::Sqrt: return make<T>(a.dtype, sc::sqrt(x));
-          case ir::UnaryOp::Sin: return make<T>(a.dtype, sc::sin(x));
-          case ir::UnaryOp::Cos: return make<T>(a.dtype, sc::cos(x));
-          case ir::UnaryOp::Tanh: return make<T>(a.dtype, sc::tanh(x));
-          case ir::UnaryOp::Sigmoid: return make<T>(a.dtype, sc::sigmoid(x));
-          case ir::UnaryOp::Floor: return make<T>(a.dtype, sc::floor(x));
-          case ir::UnaryOp::Ceil: return make<T>(a.dtype, sc::ceil(x));
-          default: break;
-        }
-      }
-      return std::nullopt;
-    }
-  });
-}
-
-std::optional<Scalar> fold_binary(ir::BinaryOp op, const Scalar& a, const Scalar& b) {
-  return dispatch_dtype(a.dtype, [&](auto tag) -> std::optional<Scalar> {
-    using T = decltype(tag);
-    T x = get<T>(a), y = get<T>(b);
-    switch (op) {
-      case ir::BinaryOp::Eq: return Scalar::of_bool(x == y);
-      case ir::BinaryOp::Ne: return Scalar::of_bool(x != y);
-      case ir::BinaryOp::Lt: return Scalar::of_bool(x < y);
-      case ir::BinaryOp::Le: return Scalar::of_bool(x <= y);
-      case ir::BinaryOp::Gt: return Scalar::of_bool(x > y);
-      case ir::BinaryOp::Ge: return Scalar::of_bool(x >= y);
-      default: break;
-    }
-    if constexpr (std::is_same_v<T, bool>) {
-      if (op == ir::BinaryOp::And) return Scalar::of_bool(x && y);
-      if (op == ir::BinaryOp::Or) return Scalar::of_bool(x || y);
-      return std::nullopt;
-    } else {
-      // These fail at run time for such operands: leave them to fail there.
-      if (sc::is_int_v<T> && (op == ir::BinaryOp::Div || op == ir::BinaryOp::Mod) && y == 0) return std::nullopt;
-      if (sc::is_int_v<T> && op == ir::BinaryOp::Pow && y < 0) return std::nullopt;
-      switch (op) {
-        case ir::BinaryOp::Add: return make<T>(a.dtype, sc::add(x, y));
-        case ir::BinaryOp::Sub: return make<T>(a.dtype, sc::sub(x, y));
-        case ir::BinaryOp::Mul: return make<T>(a.dtype, sc::mul(x, y));
-        case ir::BinaryOp::Div: return make<T>(a.dtype, sc::div(x, y));
-        case ir::BinaryOp::Mod: return make<T>(a.dtype, sc::mod(x, y));
-        case ir::BinaryOp::Pow: return make<T>(a.dtype, sc::pow(x, y));
-        case ir::BinaryOp::Min: return make<T>(a.dtype, sc::min(x, y));
-        case ir::BinaryOp::Max: return make<T>(a.dtype, sc::max(x, y));
-        default: return std::nullopt;
-      }
-    }
-  });
-}
-
-std::optional<Scalar> fold_cast(const Scalar& a, DType to) {
-  return dispatch_dtype(a.dtype, [&](auto from_tag) {
-    using From = decltype(from_tag);
-    return dispatch_dtype(to, [&](auto to_tag) -> std::optional<Scalar> {
-      using To = decltype(to_tag);
-      return make<To>(to, sc::cast<To, From>(get<From>(a)));
-    });
-  });
-}
 
 class Simplifier : public ir::Mutator {
  public:
@@ -164,13 +71,7 @@ class Simplifier : public ir::Mutator {
       if (!k) return std::nullopt;
       c.push_back(*k);
     }
-    switch (n.kind()) {
-      case ir::NodeKind::Unary: return fold_unary(n.as<ir::UnaryNode>()->op(), c[0]);
-      case ir::NodeKind::Binary: return fold_binary(n.as<ir::BinaryNode>()->op(), c[0], c[1]);
-      case ir::NodeKind::Cast: return fold_cast(c[0], n.output_types()[0].dtype);
-      case ir::NodeKind::Select: return c[0].i ? c[1] : c[2];
-      default: return std::nullopt;
-    }
+    return ir::fold_node(n, c);
   }
 
   // An operand the node returns unchanged: integer x + 0, x - 0, x * 1, max of a dimension and 0
@@ -202,7 +103,9 @@ class Simplifier : public ir::Mutator {
         case ir::BinaryOp::Min:
           if (in[0] == in[1]) return in[0];
           break;
-        default: break;
+        case ir::BinaryOp::Div: case ir::BinaryOp::Mod: case ir::BinaryOp::Pow: case ir::BinaryOp::Eq:
+        case ir::BinaryOp::Ne: case ir::BinaryOp::Lt: case ir::BinaryOp::Le: case ir::BinaryOp::Gt:
+        case ir::BinaryOp::Ge: case ir::BinaryOp::And: case ir::BinaryOp::Or: break;
       }
     }
     if (const auto* idx = n.as<ir::IndexNode>()) {
