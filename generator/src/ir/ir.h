@@ -20,7 +20,7 @@
 namespace scangen::ir {
 
 enum class NodeKind {
-#define IR_NODE(kind, name) kind,
+#define IR_NODE(kind, name, checks) kind,
 #include "ir/nodes.def"
 #undef IR_NODE
 };
