@@ -8,6 +8,7 @@
 #include "ir/builder.h"
 #include "interpreter/import_shim.h"
 #include "interpreter/selection.h"
+#include "ir/shape_rules.h"
 #include "ir/visitor.h"
 #include "scangen/runtime/errors.h"
 #include "scangen_scalar.h"
@@ -856,38 +857,14 @@ Shape ShapeEval::sizes_shape(const Node& n) {
   return s;
 }
 
-// Only the slices decide the shape; scalar indices are not looked at.
+// Only the slices decide the shape (scalar indices are not looked at), clamped as Python does.
 Shape ShapeEval::index_shape(const IndexNode& n) {
-  Shape x = shape(n.input(0)), s;
-  int op = 1;
-  for (size_t d = 0; d < x.size(); ++d) {
-    if (d >= n.specs().size()) {
-      s.push_back(x[d]);
-      continue;
-    }
-    const IndexSpec& spec = n.specs()[d];
-    if (spec.kind == IndexSpec::Kind::Scalar) {
-      ++op;
-      continue;
-    }
-    std::optional<int64_t> lo = spec.has_lo ? size_of(n.input(op++)) : 0;
-    std::optional<int64_t> hi = spec.has_hi ? size_of(n.input(op++)) : x[d];
-    if (!spec.has_lo && !spec.has_hi) {
-      s.push_back(x[d]);
-      continue;
-    }
-    if (x[d] == kUnknownSize || !lo || !hi) {
-      s.push_back(kUnknownSize);
-      continue;
-    }
-    // Python's slice clamping.
-    auto clamp = [n = x[d]](int64_t v) {
-      if (v < 0) v = v < -n ? 0 : v + n;
-      return std::min(v, n);
-    };
-    s.push_back(std::max<int64_t>(clamp(*hi) - clamp(*lo), 0));
-  }
-  return s;
+  return ir::index_shape(shape(n.input(0)), n.specs(), [&](int64_t size, int lo, int hi) {
+    std::optional<int64_t> lo_value = lo >= 0 ? size_of(n.input(1 + lo)) : std::nullopt;
+    std::optional<int64_t> hi_value = hi >= 0 ? size_of(n.input(1 + hi)) : std::nullopt;
+    if (size == kUnknownSize || (lo >= 0 && !lo_value) || (hi >= 0 && !hi_value)) return kUnknownSize;
+    return python_slice(size, lo_value, hi_value).length;
+  });
 }
 
 std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
@@ -914,29 +891,12 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
     }
     case NodeKind::Reduce:
     case NodeKind::ArgReduce: return {without_reduced_axis(n, in_shape(0))};
-    case NodeKind::MatMul: {
-      Shape a = in_shape(0), b = in_shape(1), s;
-      if (a.size() == 2) s.push_back(a[0]);
-      if (b.size() == 2) s.push_back(b[1]);
-      return {s};
-    }
+    case NodeKind::MatMul: return {matmul_shape(in_shape(0), in_shape(1))};
     case NodeKind::Index: return {index_shape(*n.as<IndexNode>())};
-    case NodeKind::Transpose: {
-      Shape x = in_shape(0), s;
-      for (int p : n.as<TransposeNode>()->perm()) s.push_back(x[size_t(p)]);
-      return {s};
-    }
-    case NodeKind::Gather: {
-      Shape s = in_shape(1), x = in_shape(0);
-      s.insert(s.end(), x.begin() + 1, x.end());
-      return {s};
-    }
+    case NodeKind::Transpose: return {transpose_shape(in_shape(0), n.as<TransposeNode>()->perm())};
+    case NodeKind::Gather: return {gather_shape(in_shape(0), in_shape(1))};
     case NodeKind::ScatterAdd: return {in_shape(0)};
-    case NodeKind::TopK: {
-      Shape s = in_shape(0);
-      s.back() = size_of(n.input(1)).value_or(kUnknownSize);
-      return {s};
-    }
+    case NodeKind::TopK: return {top_k_shape(in_shape(0), size_of(n.input(1)).value_or(kUnknownSize))};
     case NodeKind::Scan: {
       const auto* scan = n.as<ScanNode>();
       ScanShapes s = scan_shapes(*scan);

@@ -385,13 +385,6 @@ inline const std::optional<int>& reduced_axis(const Node& n) {
   if (const auto* a = n.as<ArgReduceNode>()) return a->axis();
   return n.as<ReduceNode>()->axis();
 }
-// x's dims without the reduced axis (none at all without an axis).
-template <class D> std::vector<D> without_reduced_axis(const Node& n, std::vector<D> dims) {
-  const std::optional<int>& axis = reduced_axis(n);
-  if (!axis) return {};
-  dims.erase(dims.begin() + *axis);
-  return dims;
-}
 
 // The i64 positions of the k largest elements along x's last axis, largest first, ties to the
 // lower position, NaN above every number; k beyond the axis (or negative) is a run-time error.

@@ -3,6 +3,7 @@
 #include "codegen/lowering/function_lowering.h"
 #include "codegen/lowering/graph_lowering.h"
 #include "ir/analysis.h"
+#include "ir/shape_rules.h"
 #include "support/check.h"
 
 namespace scangen::codegen::lowering {
@@ -66,30 +67,13 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       if (n.as<ir::ReshapeNode>()->checked()) check_reshape(*n.as<ir::ReshapeNode>(), d);
       return known(d);
     }
-    case NodeKind::Transpose: {
-      std::vector<ExprRef> x = dims(n.input(0)), d;
-      for (int p : n.as<ir::TransposeNode>()->perm()) d.push_back(x[size_t(p)]);
-      return d;
-    }
-    case NodeKind::Gather: {
-      std::vector<ExprRef> d = dims(n.input(1)), x = dims(n.input(0));
-      d.insert(d.end(), x.begin() + 1, x.end());
-      return d;
-    }
+    case NodeKind::Transpose: return ir::transpose_shape(dims(n.input(0)), n.as<ir::TransposeNode>()->perm());
+    case NodeKind::Gather: return ir::gather_shape(dims(n.input(0)), dims(n.input(1)));
     case NodeKind::ScatterAdd: return dims(n.input(0));
-    case NodeKind::TopK: {
-      std::vector<ExprRef> d = dims(n.input(0));
-      d.back() = size_operand(n.input(1));
-      return known(d);
-    }
+    case NodeKind::TopK: return known(ir::top_k_shape(dims(n.input(0)), size_operand(n.input(1))));
     case NodeKind::Reduce:
     case NodeKind::ArgReduce: return ir::without_reduced_axis(n, dims(n.input(0)));
-    case NodeKind::MatMul: {
-      std::vector<ExprRef> a = dims(n.input(0)), b = dims(n.input(1)), d;
-      if (a.size() == 2) d.push_back(a[0]);
-      if (b.size() == 2) d.push_back(b[1]);
-      return d;
-    }
+    case NodeKind::MatMul: return ir::matmul_shape(dims(n.input(0)), dims(n.input(1)));
     case NodeKind::Index: return known(index_dims(*n.as<ir::IndexNode>()));
     case NodeKind::Scan: return known(scan_dims(*n.as<ir::ScanNode>(), output));
   }
@@ -170,40 +154,21 @@ std::vector<ExprRef> GraphLowering::broadcast_dims(const ir::Node& n) {
   return out;
 }
 
-// Only the slices decide the shape; their bounds are values.
+// Only the slices decide the shape; their bounds are values, clamped as Python does. A length
+// that depends on a step value not known yet is null.
 std::vector<ExprRef> GraphLowering::index_dims(const ir::IndexNode& n) {
-  std::vector<ExprRef> x = dims(n.input(0)), d;
-  int op = 1;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (i >= n.specs().size()) {
-      d.push_back(x[i]);
-      continue;
-    }
-    const IndexSpec& s = n.specs()[i];
-    if (s.kind == IndexSpec::Kind::Scalar) {
-      ++op;
-      continue;
-    }
-    if (!s.has_lo && !s.has_hi) {
-      d.push_back(x[i]);
-      continue;
-    }
-    ExprRef n_i = x[i];
-    ExprRef lo_value = s.has_lo ? size_operand(n.input(op++)) : lir::i64(0);
-    ExprRef hi_value = s.has_hi ? size_operand(n.input(op++)) : n_i;
-    if (!n_i || !lo_value || !hi_value) {
-      d.push_back(nullptr);
-      continue;
-    }
+  return ir::index_shape(dims(n.input(0)), n.specs(), [&](const ExprRef& size, int lo, int hi) -> ExprRef {
+    ExprRef lo_value = lo >= 0 ? size_operand(n.input(1 + lo)) : lir::i64(0);
+    ExprRef hi_value = hi >= 0 ? size_operand(n.input(1 + hi)) : size;
+    if (!size || !lo_value || !hi_value) return nullptr;
     auto clamp = [&](ExprRef v) {
-      ExprRef wrapped = lir::select(lir::lt(v, lir::i64(0)), lir::add(v, n_i), v);
-      return F.let("bound", lir::min(lir::max(wrapped, lir::i64(0)), n_i));
+      ExprRef wrapped = lir::select(lir::lt(v, lir::i64(0)), lir::add(v, size), v);
+      return F.let("bound", lir::min(lir::max(wrapped, lir::i64(0)), size));
     };
-    ExprRef lo = s.has_lo ? clamp(lo_value) : lir::i64(0);
-    ExprRef hi = s.has_hi ? clamp(hi_value) : n_i;
-    d.push_back(F.let("length", lir::max(lir::sub(hi, lo), lir::i64(0))));
-  }
-  return d;
+    ExprRef start = lo >= 0 ? clamp(lo_value) : lir::i64(0);
+    ExprRef stop = hi >= 0 ? clamp(hi_value) : size;
+    return F.let("length", lir::max(lir::sub(stop, start), lir::i64(0)));
+  });
 }
 
 // The step count and the step shape of a nested scan without running it, unless it stops on
