@@ -7,6 +7,7 @@
 
 #include "api/module_memo.h"
 #include "api/module_state.h"
+#include "interpreter/interpreter.h"
 #include "support/source.h"
 
 namespace scangen {
@@ -95,6 +96,8 @@ std::vector<HostTensor> Module::call(std::string_view fn, const std::vector<Host
   function(fn);
   detail::ModuleState& s = *state_;
   try {
+    // The arguments' count, dtypes and ranks, in the same words on every backend.
+    interp::check_argument_types(*s.compilation.program().find(std::string(fn)), args);
     driver::Runner& runner = s.compilation.runner();
     if (runner.concurrent()) return runner.call(fn, args);
     std::lock_guard<std::mutex> lock(s.call_mutex);
@@ -142,6 +145,7 @@ void Module::call_into(std::string_view fn, const std::vector<HostTensor>& args,
   }
   detail::ModuleState& s = *state_;
   try {
+    interp::check_argument_types(*s.compilation.program().find(std::string(fn)), args);
     driver::Runner& runner = s.compilation.runner();
     if (runner.concurrent()) return runner.call_into(fn, args, outs);
     std::lock_guard<std::mutex> lock(s.call_mutex);

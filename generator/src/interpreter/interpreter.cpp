@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "interpreter/failures.h"
 #include "ir/builder.h"
 #include "interpreter/import_shim.h"
 #include "interpreter/selection.h"
@@ -23,16 +24,6 @@ namespace sc = scangen::scalar_v1;
 
 namespace {
 
-[[noreturn]] void fail(const Loc& loc, const std::string& message) {
-  throw RuntimeError(message, loc.valid() ? loc.line : 0, loc.valid() ? loc.col : 0);
-}
-
-std::string shape_text(DType d, const Shape& s) {
-  std::string out(dtype_name(d));
-  if (!s.empty()) out += shape_to_string(s);
-  return out;
-}
-
 // ---- broadcasting
 
 Shape broadcast(const Shape& a, const Shape& b, const Loc& loc) {
@@ -42,7 +33,7 @@ Shape broadcast(const Shape& a, const Shape& b, const Loc& loc) {
     int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
     int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
     if (da != db && da != 1 && db != 1)
-      fail(loc, "shapes " + shape_to_string(a) + " and " + shape_to_string(b) + " cannot be broadcast together");
+      fail(loc, RuntimeErrorId::broadcast, {ErrorArg::shape(a), ErrorArg::shape(b)});
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -85,8 +76,8 @@ int64_t scalar_i64(const HostTensor& t) { return t.get_as_int64(0); }
 // Size `size` of input `input` of a fill (zeros, ones, ...): never negative.
 int64_t checked_fill_size(const Node& fill, int input, int64_t size) {
   if (size < 0)
-    fail(fill.loc(), "dimension " + std::to_string(input - 1) + " of the result is " + std::to_string(size) +
-                         "; sizes must be >= 0");
+    fail(fill.loc(), RuntimeErrorId::fill_size_negative,
+         {ErrorArg::text_of(std::to_string(input - 1)), ErrorArg::number(size)});
   return size;
 }
 
@@ -269,7 +260,7 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
   std::vector<HostTensor> visit_Arange(const ArangeNode& n) override {
     int64_t a = scalar_i64(in_[0]), b = scalar_i64(in_[1]);
     int64_t len = 0;
-    if (b > a && __builtin_sub_overflow(b, a, &len)) fail(n.loc(), "arange is too large");
+    if (b > a && __builtin_sub_overflow(b, a, &len)) fail(n.loc(), RuntimeErrorId::arange_too_large, {});
     HostTensor t(DType::I64, {std::max<int64_t>(len, 0)});
     for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = a + i;
     return {t};
@@ -398,9 +389,9 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
       out_shape.erase(out_shape.begin() + axis);
     }
     HostTensor out(x.dtype(), out_shape);
-    const char* name = reduce_op_name(n.op());
     if (length == 0 && (n.op() == ReduceOp::Max || n.op() == ReduceOp::Min) && outer * inner > 0)
-      fail(n.loc(), std::string(name) + (n.axis() ? " over an axis of size 0" : " of an empty array"));
+      fail(n.loc(), n.axis() ? RuntimeErrorId::reduce_empty_axis : RuntimeErrorId::reduce_empty,
+           {ErrorArg::text_of(reduce_op_name(n.op()))});
     dispatch_dtype(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
@@ -441,9 +432,11 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
     const HostTensor &a = in_[0], &b = in_[1];
     int64_t m = a.rank() == 2 ? a.dim(0) : 1, k = a.dim(a.rank() - 1);
     int64_t kb = b.dim(0), nn = b.rank() == 2 ? b.dim(1) : 1;
-    if (k != kb)
-      fail(n.loc(), "'@' of " + shape_text(a.dtype(), a.shape()) + " and " + shape_text(b.dtype(), b.shape()) +
-                        ": inner dimensions differ (" + std::to_string(k) + " and " + std::to_string(kb) + ")");
+    if (k != kb) {
+      const ErrorArg dtype = ErrorArg::text_of(std::string(dtype_name(a.dtype())));
+      fail(n.loc(), RuntimeErrorId::matmul_inner,
+           {dtype, ErrorArg::shape(a.shape()), dtype, ErrorArg::shape(b.shape()), ErrorArg::number(k), ErrorArg::number(kb)});
+    }
     Shape shape;
     if (a.rank() == 2) shape.push_back(m);
     if (b.rank() == 2) shape.push_back(nn);
@@ -489,8 +482,8 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
       if (vd != 1 && vd != rd) fits = false;
     }
     if (!fits)
-      fail(n.loc(), std::string(n.accumulate() ? "inc" : "set") + ": a value of shape " + shape_to_string(v.shape()) +
-                        " cannot be stored into a region of shape " + shape_to_string(region));
+      fail(n.loc(), RuntimeErrorId::update_shape,
+           {ErrorArg::text_of(n.accumulate() ? "inc" : "set"), ErrorArg::shape(v.shape()), ErrorArg::shape(region)});
     HostTensor out = x.clone();
     std::vector<int64_t> vstrides = broadcast_strides(v.shape(), region);
     dispatch_dtype(x.dtype(), [&](auto tag) {
@@ -523,9 +516,11 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
       int64_t want = c.kind == DimCheck::Kind::Const ? c.value : scalar_i64(in_[size_t(c.value)]);
       int64_t have = x.dim(int(axis));
       if (have == want) continue;
-      std::string expected = c.symbol.empty() ? "must be " + std::to_string(want)
-                                              : "must be " + c.symbol + " = " + std::to_string(want);
-      fail(n.loc(), n.what() + ": dimension " + std::to_string(axis) + " is " + std::to_string(have) + " but " + expected);
+      const ErrorArg what = ErrorArg::text_of(n.what()), at = ErrorArg::text_of(std::to_string(axis));
+      if (c.symbol.empty())
+        fail(n.loc(), RuntimeErrorId::dimension_mismatch, {what, at, ErrorArg::number(have), ErrorArg::number(want)});
+      fail(n.loc(), RuntimeErrorId::dimension_mismatch_symbol,
+           {what, at, ErrorArg::number(have), ErrorArg::text_of(c.symbol), ErrorArg::number(want)});
     }
     return {x};
   }
@@ -611,13 +606,13 @@ class NodeEval : public Visitor<std::vector<HostTensor>> {
       case BinaryOp::Sub: return sc::sub(a, b);
       case BinaryOp::Mul: return sc::mul(a, b);
       case BinaryOp::Div:
-        if (sc::is_int_v<T> && b == 0) fail(loc, "integer division by zero");
+        if (sc::is_int_v<T> && b == 0) fail(loc, RuntimeErrorId::integer_division_by_zero, {});
         return sc::div(a, b);
       case BinaryOp::Mod:
-        if (sc::is_int_v<T> && b == 0) fail(loc, "integer division by zero");
+        if (sc::is_int_v<T> && b == 0) fail(loc, RuntimeErrorId::integer_division_by_zero, {});
         return sc::mod(a, b);
       case BinaryOp::Pow:
-        if (sc::is_int_v<T> && b < 0) fail(loc, "negative integer exponent " + std::to_string(int64_t(b)));
+        if (sc::is_int_v<T> && b < 0) fail(loc, RuntimeErrorId::negative_exponent, {ErrorArg::number(int64_t(b))});
         return sc::pow(a, b);
       case BinaryOp::Min: return sc::min(a, b);
       case BinaryOp::Max: return sc::max(a, b);
@@ -678,7 +673,7 @@ class GraphEval {
     try {
       memo_.emplace(&n, eval.visit(n));
     } catch (const AllocationError& e) {
-      throw e.located("the value", n.loc().line, n.loc().col);
+      fail_allocation(e, "the value", n.loc());
     }
   }
 
@@ -837,7 +832,7 @@ Shape ShapeEval::partial_broadcast(const Shape& a, const Shape& b, const Loc& lo
       out[i] = other != 1 && other != kUnknownSize ? other : kUnknownSize;
     } else {
       if (da != db && da != 1 && db != 1)
-        fail(loc, "shapes " + shape_to_string(a) + " and " + shape_to_string(b) + " cannot be broadcast together");
+        fail(loc, RuntimeErrorId::broadcast, {ErrorArg::shape(a), ErrorArg::shape(b)});
       out[i] = da == 1 ? db : da;
     }
   }
@@ -934,7 +929,7 @@ int64_t NodeEval::scan_steps(const ScanNode& n) const {
   int64_t steps = 0;
   if (info.has_steps) {
     steps = scalar_i64(in_[size_t(info.steps_input())]);
-    if (steps < 0) fail(n.loc(), "steps is " + std::to_string(steps) + "; it must be >= 0");
+    if (steps < 0) fail(n.loc(), RuntimeErrorId::steps_negative, {ErrorArg::number(steps)});
   }
   for (size_t s = 0; s < info.sequences.size(); ++s) {
     const ScanSequence& seq = info.sequences[s];
@@ -942,9 +937,9 @@ int64_t NodeEval::scan_steps(const ScanNode& n) const {
     int64_t allowed = std::max<int64_t>(length - seq.span(), 0);
     if (info.has_steps) {
       if (allowed < steps) {
-        fail(n.loc(), "sequence '" + seq.label + "' has length " + std::to_string(length) + " and taps [" + seq.taps_text() +
-                          "]: too short for steps = " + std::to_string(steps) + " (it allows " +
-                          std::to_string(allowed) + ")");
+        fail(n.loc(), RuntimeErrorId::sequence_too_short,
+             {ErrorArg::text_of(seq.label), ErrorArg::number(length), ErrorArg::text_of(seq.taps_text()),
+              ErrorArg::number(steps), ErrorArg::number(allowed)});
       }
     } else {
       steps = s == 0 ? allowed : std::min(steps, allowed);
@@ -969,7 +964,7 @@ std::vector<OutputRows> NodeEval::scan_rows(const ScanNode& n, int64_t steps) co
       const bool kept = used_outputs.empty() || used_outputs[size_t(i)];
       rows.emplace_back(n.output_types()[size_t(i)].dtype, row_shapes[size_t(i)], info.window(i), steps, info.has_until, kept);
     } catch (const AllocationError& e) {
-      throw e.located("the rows of '" + info.output_name(i) + "'", n.loc().line, n.loc().col);
+      fail_allocation(e, "the rows of '" + info.output_name(i) + "'", n.loc());
     }
   }
   return rows;
@@ -1019,7 +1014,7 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
       try {
         rows[size_t(i)].append(results[size_t(i)]);
       } catch (const AllocationError& e) {
-        throw e.located("the rows of '" + info.output_name(i) + "'", n.loc().line, n.loc().col);
+        fail_allocation(e, "the rows of '" + info.output_name(i) + "'", n.loc());
       }
     }
     for (size_t s = 0; s < info.states.size(); ++s) {
@@ -1037,22 +1032,25 @@ std::vector<HostTensor> NodeEval::visit_Scan(const ScanNode& n) {
 
 // ---- signatures
 
-std::string declared(const Type& t) { return t.str(); }
 
+// A value against its declared type: dtype, rank, then each dimension (a constant, or a symbol
+// bound before or, when `binding`, bound here).
 void check_value(const std::string& name, const std::string& what, const Type& decl, const HostTensor& value,
                  const Loc& loc, SymbolValues& symbols, bool binding) {
+  const ErrorArg named = ErrorArg::text_of(what);
   if (value.dtype() != decl.dtype)
-    fail(loc, what + " must be " + std::string(dtype_name(decl.dtype)) + ", got " + std::string(dtype_name(value.dtype())));
+    fail(loc, RuntimeErrorId::argument_dtype,
+         {named, ErrorArg::text_of(std::string(dtype_name(decl.dtype))), ErrorArg::text_of(std::string(dtype_name(value.dtype())))});
   if (value.rank() != decl.rank())
-    fail(loc, what + " must have rank " + std::to_string(decl.rank()) + " (" + declared(decl) + "), got rank " +
-                  std::to_string(value.rank()));
+    fail(loc, RuntimeErrorId::argument_rank,
+         {named, ErrorArg::text_of(std::to_string(decl.rank())), ErrorArg::text_of(decl.str()), ErrorArg::number(value.rank())});
   for (int axis = 0; axis < decl.rank(); ++axis) {
     const Dim& d = decl.shape[size_t(axis)];
-    int64_t have = value.dim(axis);
+    const int64_t have = value.dim(axis);
+    const ErrorArg at = ErrorArg::text_of(std::to_string(axis));
     if (d.kind() == Dim::Kind::Const) {
       if (have != d.offset())
-        fail(loc, what + ": dimension " + std::to_string(axis) + " is " + std::to_string(have) + " but must be " +
-                      std::to_string(d.offset()));
+        fail(loc, RuntimeErrorId::dimension_mismatch, {named, at, ErrorArg::number(have), ErrorArg::number(d.offset())});
     } else if (d.kind() == Dim::Kind::Sym) {
       auto it = symbols.symbols.find(d.symbol_name());
       if (it == symbols.symbols.end()) {
@@ -1062,29 +1060,46 @@ void check_value(const std::string& name, const std::string& what, const Type& d
         continue;
       }
       if (it->second.value != have)
-        fail(loc, what + ": dimension " + std::to_string(axis) + " is " + std::to_string(have) + " but " +
-                      d.symbol_name() + " = " + std::to_string(it->second.value) + " (" + it->second.source + ")");
+        fail(loc, RuntimeErrorId::dimension_mismatch_bound,
+             {named, at, ErrorArg::number(have), ErrorArg::text_of(d.symbol_name()), ErrorArg::number(it->second.value),
+              ErrorArg::text_of(it->second.source)});
     }
   }
 }
 
+std::string argument_what(const Function& fn, size_t i) { return "argument '" + fn.args[i].name + "' of '" + fn.name + "'"; }
+
 }  // namespace
 
-SymbolValues check_arguments(const Function& fn, const std::vector<HostTensor>& args) {
+void check_argument_types(const Function& fn, const std::vector<HostTensor>& args) {
   if (args.size() != fn.args.size())
-    fail(fn.loc, "'" + fn.name + "' takes " + std::to_string(fn.args.size()) + " argument" +
-                     (fn.args.size() == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+    fail(fn.loc, RuntimeErrorId::argument_count,
+         {ErrorArg::text_of(fn.name), ErrorArg::text_of(std::to_string(fn.args.size())),
+          ErrorArg::text_of(fn.args.size() == 1 ? "" : "s"), ErrorArg::number(int64_t(args.size()))});
+  for (size_t i = 0; i < fn.args.size(); ++i) {
+    const Type& t = fn.args[i].type;
+    if (!args[i].valid()) continue;  // no tensor at all: each backend says so
+    const ErrorArg what = ErrorArg::text_of(argument_what(fn, i));
+    if (args[i].dtype() != t.dtype)
+      fail(fn.args[i].loc, RuntimeErrorId::argument_dtype,
+           {what, ErrorArg::text_of(std::string(dtype_name(t.dtype))), ErrorArg::text_of(std::string(dtype_name(args[i].dtype())))});
+    if (args[i].rank() != t.rank())
+      fail(fn.args[i].loc, RuntimeErrorId::argument_rank,
+           {what, ErrorArg::text_of(std::to_string(t.rank())), ErrorArg::text_of(t.str()), ErrorArg::number(args[i].rank())});
+  }
+}
+
+SymbolValues check_arguments(const Function& fn, const std::vector<HostTensor>& args) {
+  check_argument_types(fn, args);
   SymbolValues symbols;
   // A scalar integer parameter binds the symbol of its name.
   for (size_t i = 0; i < fn.args.size(); ++i) {
     const Type& t = fn.args[i].type;
-    if (!t.is_scalar() || !is_int(t.dtype) || args[i].dtype() != t.dtype || args[i].rank() != 0) continue;
+    if (!t.is_scalar() || !is_int(t.dtype)) continue;
     symbols.symbols.emplace(fn.args[i].name, SymbolValues::Bound{args[i].get_as_int64(0), "parameter '" + fn.args[i].name + "'"});
   }
-  for (size_t i = 0; i < fn.args.size(); ++i) {
-    std::string what = "argument '" + fn.args[i].name + "' of '" + fn.name + "'";
-    check_value(fn.args[i].name, what, fn.args[i].type, args[i], fn.args[i].loc, symbols, true);
-  }
+  for (size_t i = 0; i < fn.args.size(); ++i)
+    check_value(fn.args[i].name, argument_what(fn, i), fn.args[i].type, args[i], fn.args[i].loc, symbols, true);
   return symbols;
 }
 

@@ -3,6 +3,7 @@
 #include "codegen/lowering/function_lowering.h"
 #include "codegen/lowering/graph_lowering.h"
 #include "ir/analysis.h"
+#include "ir/checks.h"
 #include "ir/shape_rules.h"
 #include "support/check.h"
 
@@ -25,17 +26,20 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
     case NodeKind::DimSize: return {};
     case NodeKind::Arange: {
       ExprRef a = size_operand(n.input(0)), b = size_operand(n.input(1));
-      return known({a && b ? F.let("length", lir::max(lir::sub(b, a), lir::i64(0))) : nullptr});
+      if (!a || !b) return known({nullptr});
+      // stop - start must not overflow: stop <= INT64_MAX + start where start < 0.
+      if (!ir::never_negative(n.input(0)))
+        F.check(lir::ge(lir::add(lir::i64(INT64_MAX), lir::min(a, lir::i64(0))), b), n.loc(),
+                RuntimeErrorId::arange_too_large, {});
+      return known({F.let("length", lir::max(lir::sub(b, a), lir::i64(0)))});
     }
     case NodeKind::Fill: {
       std::vector<ExprRef> d;
       for (int i = 1; i < n.num_inputs(); ++i) {
         ExprRef size = size_operand(n.input(i));
-        // Sizes taken from another value's shape cannot be negative.
-        if (size && n.input(i).node->kind() != NodeKind::DimSize)
-          F.check(lir::ge(size, lir::i64(0)), n.loc(),
-                {{"dimension " + std::to_string(i - 1) + " of the result is ", nullptr}, {"", size},
-                 {"; sizes must be >= 0", nullptr}});
+        if (size && !ir::never_negative(n.input(i)))
+          F.check(lir::ge(size, lir::i64(0)), n.loc(), RuntimeErrorId::fill_size_negative,
+                  {ErrorArg::text_of(std::to_string(i - 1)), ErrorArg::number(size)});
         d.push_back(size);
       }
       return known(d);
@@ -50,11 +54,13 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
         const DimCheck& k = c->checks()[axis];
         if (k.kind == DimCheck::Kind::None || !d[axis]) continue;  // an unknown dim is checked in the step
         ExprRef want = k.kind == DimCheck::Kind::Const ? lir::i64(k.value) : value(n.input(int(k.value))).scalar;
-        std::vector<MessagePart> msg{{c->what() + ": dimension " + std::to_string(axis) + " is ", nullptr},
-                                     {"", d[axis]},
-                                     {k.symbol.empty() ? " but must be " : " but must be " + k.symbol + " = ", nullptr},
-                                     {"", want}};
-        F.check(lir::eq(d[axis], want), n.loc(), msg);
+        const ErrorArg what = ErrorArg::text_of(c->what()), at = ErrorArg::text_of(std::to_string(axis));
+        if (k.symbol.empty())
+          F.check(lir::eq(d[axis], want), n.loc(), RuntimeErrorId::dimension_mismatch,
+                  {what, at, ErrorArg::number(d[axis]), ErrorArg::number(want)});
+        else
+          F.check(lir::eq(d[axis], want), n.loc(), RuntimeErrorId::dimension_mismatch_symbol,
+                  {what, at, ErrorArg::number(d[axis]), ErrorArg::text_of(k.symbol), ErrorArg::number(want)});
       }
       return d;
     }
@@ -97,10 +103,8 @@ void GraphLowering::check_reshape(const ir::ReshapeNode& n, const std::vector<Ex
     product = F.let("product", lir::select(lir::eq(d, lir::i64(0)), lir::i64(0),
                                            lir::select(over, lir::add(count, lir::i64(1)), lir::mul(product, lir::max(d, lir::i64(0))))));
   }
-  std::vector<MessagePart> msg{{"reshape: an array of ", nullptr}, {"", count}, {" elements cannot take the shape ", nullptr}};
-  auto shape = shape_parts(sizes);
-  msg.insert(msg.end(), shape.begin(), shape.end());
-  F.check(lir::logical_and(ok, lir::eq(product, count)), n.loc(), msg);
+  F.check(lir::logical_and(ok, lir::eq(product, count)), n.loc(), RuntimeErrorId::reshape_count,
+          {ErrorArg::number(count), ErrorArg::shape(sizes)});
 }
 
 // NumPy broadcasting, statically where the IR knows the dims are equal or 1. A dim that depends on
@@ -139,14 +143,8 @@ std::vector<ExprRef> GraphLowering::broadcast_dims(const ir::Node& n) {
       // result = broadcast(result, c), failing like the interpreter when neither is 1.
       ExprRef ok = lir::logical_or(lir::logical_or(lir::eq(c, result), lir::eq(c, lir::i64(1))),
                                    lir::eq(result, lir::i64(1)));
-      std::vector<MessagePart> msg{{"shapes ", nullptr}};
-      auto a = shape_parts(in[0]);
-      msg.insert(msg.end(), a.begin(), a.end());
-      msg.push_back({" and ", nullptr});
-      auto b = shape_parts(in.size() > 1 ? in[1] : in[0]);
-      msg.insert(msg.end(), b.begin(), b.end());
-      msg.push_back({" cannot be broadcast together", nullptr});
-      F.check(ok, n.loc(), msg);
+      F.check(ok, n.loc(), RuntimeErrorId::broadcast,
+              {ErrorArg::shape(in[0]), ErrorArg::shape(in.size() > 1 ? in[1] : in[0])});
       result = F.let("size", lir::select(lir::eq(result, lir::i64(1)), c, result));
     }
     out[d] = result;

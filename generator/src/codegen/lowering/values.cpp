@@ -185,10 +185,10 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
       DType d = in[0]->type;
       if (is_int(d) && (op == ir::BinaryOp::Div || op == ir::BinaryOp::Mod))
         F.check(lir::binary(ir::BinaryOp::Ne, in[1], lir::imm(ir::Scalar::of_int(d, 0))), n.loc(),
-                {{"integer division by zero", nullptr}});
+                RuntimeErrorId::integer_division_by_zero, {});
       if (is_int(d) && op == ir::BinaryOp::Pow)
         F.check(lir::binary(ir::BinaryOp::Ge, in[1], lir::imm(ir::Scalar::of_int(d, 0))), n.loc(),
-                {{"negative integer exponent ", nullptr}, {"", lir::cast(DType::I64, in[1])}});
+                RuntimeErrorId::negative_exponent, {ErrorArg::number(lir::cast(DType::I64, in[1]))});
       return lir::binary(op, in[0], in[1]);
     }
     case NodeKind::Param:
