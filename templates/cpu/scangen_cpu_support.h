@@ -93,12 +93,6 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
-}
-
 // The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
 // its shape is checked later, with the other shapes).
 template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {

@@ -350,12 +350,6 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
-}
-
 // The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
 // its shape is checked later, with the other shapes).
 template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
@@ -1456,19 +1450,19 @@ void mixed_impl(const int32_t* a, int64_t a_d0, const double* x, int64_t x_d0, i
 }  // namespace
 
 scangen::Tensor<double> rnn(scangen::TensorRef<const double> x, scangen::TensorRef<const double> W, scangen::TensorRef<const double> h0) {
-  scangen_rt_v1::check_rank("argument 'x' of 'rnn'", x.rank(), 2, "f64[k, n]", 5, 8);
-  scangen_rt_v1::check_rank("argument 'W' of 'rnn'", W.rank(), 2, "f64[n, n]", 5, 22);
-  scangen_rt_v1::check_rank("argument 'h0' of 'rnn'", h0.rank(), 1, "f64[n]", 5, 36);
+  if (x.rank() != 2) scangen_rt_v1::fail(5, 8, "argument 'x' of 'rnn' must have rank 2 (f64[k, n]), got rank ", int64_t(x.rank()));
+  if (W.rank() != 2) scangen_rt_v1::fail(5, 22, "argument 'W' of 'rnn' must have rank 2 (f64[n, n]), got rank ", int64_t(W.rank()));
+  if (h0.rank() != 1) scangen_rt_v1::fail(5, 36, "argument 'h0' of 'rnn' must have rank 1 (f64[n]), got rank ", int64_t(h0.rank()));
   scangen::Tensor<double> result{};
   rnn_impl(x.data(), x.dim(0), x.dim(1), W.data(), W.dim(0), W.dim(1), h0.data(), h0.dim(0), result, false, nullptr, 0, 0);
   return result;
 }
 
 void rnn(scangen::TensorRef<const double> x, scangen::TensorRef<const double> W, scangen::TensorRef<const double> h0, scangen::TensorRef<double> out) {
-  scangen_rt_v1::check_rank("argument 'x' of 'rnn'", x.rank(), 2, "f64[k, n]", 5, 8);
-  scangen_rt_v1::check_rank("argument 'W' of 'rnn'", W.rank(), 2, "f64[n, n]", 5, 22);
-  scangen_rt_v1::check_rank("argument 'h0' of 'rnn'", h0.rank(), 1, "f64[n]", 5, 36);
-  scangen_rt_v1::check_rank("result 0 of 'rnn'", out.rank(), 2, "f64[k, n]", 5, 51);
+  if (x.rank() != 2) scangen_rt_v1::fail(5, 8, "argument 'x' of 'rnn' must have rank 2 (f64[k, n]), got rank ", int64_t(x.rank()));
+  if (W.rank() != 2) scangen_rt_v1::fail(5, 22, "argument 'W' of 'rnn' must have rank 2 (f64[n, n]), got rank ", int64_t(W.rank()));
+  if (h0.rank() != 1) scangen_rt_v1::fail(5, 36, "argument 'h0' of 'rnn' must have rank 1 (f64[n]), got rank ", int64_t(h0.rank()));
+  if (out.rank() != 2) scangen_rt_v1::fail(5, 51, "result 0 of 'rnn' must have rank 2 (f64[k, n]), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'x'", x, 5, 51);
   scangen_rt_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'W'", W, 5, 51);
   scangen_rt_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'h0'", h0, 5, 51);
@@ -1483,27 +1477,27 @@ scangen::Tensor<double> logistic(double y0, double r, double K, double dt, int64
 }
 
 void logistic(double y0, double r, double K, double dt, int64_t steps, scangen::TensorRef<double> out) {
-  scangen_rt_v1::check_rank("result 0 of 'logistic'", out.rank(), 1, "f64[steps]", 14, 62);
+  if (out.rank() != 1) scangen_rt_v1::fail(14, 62, "result 0 of 'logistic' must have rank 1 (f64[steps]), got rank ", int64_t(out.rank()));
   scangen::Tensor<double> result{};
   logistic_impl(y0, r, K, dt, steps, result, true, out.data(), out.dim(0));
 }
 
 mixed_results mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<const double> x, scangen::TensorRef<const int64_t> k) {
-  scangen_rt_v1::check_rank("argument 'a' of 'mixed'", a.rank(), 1, "i32[n]", 24, 10);
-  scangen_rt_v1::check_rank("argument 'x' of 'mixed'", x.rank(), 2, "f64[m, n]", 24, 21);
-  scangen_rt_v1::check_rank("argument 'k' of 'mixed'", k.rank(), 1, "i64[n]", 24, 35);
+  if (a.rank() != 1) scangen_rt_v1::fail(24, 10, "argument 'a' of 'mixed' must have rank 1 (i32[n]), got rank ", int64_t(a.rank()));
+  if (x.rank() != 2) scangen_rt_v1::fail(24, 21, "argument 'x' of 'mixed' must have rank 2 (f64[m, n]), got rank ", int64_t(x.rank()));
+  if (k.rank() != 1) scangen_rt_v1::fail(24, 35, "argument 'k' of 'mixed' must have rank 1 (i64[n]), got rank ", int64_t(k.rank()));
   mixed_results results;
   mixed_impl(a.data(), a.dim(0), x.data(), x.dim(0), x.dim(1), k.data(), k.dim(0), results.w, results.e, results.s, false, nullptr, 0, 0, nullptr, 0);
   return results;
 }
 
 void mixed(scangen::TensorRef<const int32_t> a, scangen::TensorRef<const double> x, scangen::TensorRef<const int64_t> k, scangen::TensorRef<double> w_out, scangen::TensorRef<bool> e_out, scangen::TensorRef<double> s_out) {
-  scangen_rt_v1::check_rank("argument 'a' of 'mixed'", a.rank(), 1, "i32[n]", 24, 10);
-  scangen_rt_v1::check_rank("argument 'x' of 'mixed'", x.rank(), 2, "f64[m, n]", 24, 21);
-  scangen_rt_v1::check_rank("argument 'k' of 'mixed'", k.rank(), 1, "i64[n]", 24, 35);
-  scangen_rt_v1::check_rank("result 0 ('w') of 'mixed'", w_out.rank(), 2, "f64[m, n]", 24, 50);
-  scangen_rt_v1::check_rank("result 1 ('e') of 'mixed'", e_out.rank(), 1, "bool[n]", 24, 64);
-  scangen_rt_v1::check_rank("result 2 ('s') of 'mixed'", s_out.rank(), 0, "f64", 24, 76);
+  if (a.rank() != 1) scangen_rt_v1::fail(24, 10, "argument 'a' of 'mixed' must have rank 1 (i32[n]), got rank ", int64_t(a.rank()));
+  if (x.rank() != 2) scangen_rt_v1::fail(24, 21, "argument 'x' of 'mixed' must have rank 2 (f64[m, n]), got rank ", int64_t(x.rank()));
+  if (k.rank() != 1) scangen_rt_v1::fail(24, 35, "argument 'k' of 'mixed' must have rank 1 (i64[n]), got rank ", int64_t(k.rank()));
+  if (w_out.rank() != 2) scangen_rt_v1::fail(24, 50, "result 0 ('w') of 'mixed' must have rank 2 (f64[m, n]), got rank ", int64_t(w_out.rank()));
+  if (e_out.rank() != 1) scangen_rt_v1::fail(24, 64, "result 1 ('e') of 'mixed' must have rank 1 (bool[n]), got rank ", int64_t(e_out.rank()));
+  if (s_out.rank() != 0) scangen_rt_v1::fail(24, 76, "result 2 ('s') of 'mixed' must have rank 0 (f64), got rank ", int64_t(s_out.rank()));
   scangen_rt_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'a'", a, 24, 50);
   scangen_rt_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'x'", x, 24, 50);
   scangen_rt_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'k'", k, 24, 50);

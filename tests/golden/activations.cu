@@ -1545,11 +1545,15 @@ void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& o
                          line, column);
 }
 
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    throw scangen::Error(std::string(what) + " must have rank " + std::to_string(want) + " (" + declared +
-                             "), got rank " + std::to_string(have),
-                         line, column);
+inline void append_part(std::string& s, const char* text) { s += text; }
+inline void append_part(std::string& s, int64_t v) { s += std::to_string(v); }
+
+// Raises the run-time error of the .scan program at line:column (a caller's tensor of another
+// rank); emitted code formats the message's parts.
+template <class... Parts> [[noreturn]] void fail(int line, int column, const Parts&... parts) {
+  std::string message;
+  (append_part(message, parts), ...);
+  throw scangen::Error(message, line, column);
 }
 
 }  // namespace scangen_cuda_host_v1
@@ -1560,9 +1564,9 @@ namespace scangen_generated {
 namespace cuda {
 
 scangen::cuda::DeviceTensor<double> rnn(scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const double> W, scangen::cuda::DeviceTensorRef<const double> h0, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'x' of 'rnn'", x.rank(), 2, "f64[k, n]", 5, 8);
-  scangen_cuda_host_v1::check_rank("argument 'W' of 'rnn'", W.rank(), 2, "f64[n, n]", 5, 22);
-  scangen_cuda_host_v1::check_rank("argument 'h0' of 'rnn'", h0.rank(), 1, "f64[n]", 5, 36);
+  if (x.rank() != 2) scangen_cuda_host_v1::fail(5, 8, "argument 'x' of 'rnn' must have rank 2 (f64[k, n]), got rank ", int64_t(x.rank()));
+  if (W.rank() != 2) scangen_cuda_host_v1::fail(5, 22, "argument 'W' of 'rnn' must have rank 2 (f64[n, n]), got rank ", int64_t(W.rank()));
+  if (h0.rank() != 1) scangen_cuda_host_v1::fail(5, 36, "argument 'h0' of 'rnn' must have rank 1 (f64[n]), got rank ", int64_t(h0.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(x, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::tensor_arg(W, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::tensor_arg(h0, SCANGEN_DTYPE_F64)};
@@ -1577,10 +1581,10 @@ scangen::cuda::DeviceTensor<double> rnn(scangen::cuda::DeviceTensorRef<const dou
 }
 
 void rnn(scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const double> W, scangen::cuda::DeviceTensorRef<const double> h0, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'x' of 'rnn'", x.rank(), 2, "f64[k, n]", 5, 8);
-  scangen_cuda_host_v1::check_rank("argument 'W' of 'rnn'", W.rank(), 2, "f64[n, n]", 5, 22);
-  scangen_cuda_host_v1::check_rank("argument 'h0' of 'rnn'", h0.rank(), 1, "f64[n]", 5, 36);
-  scangen_cuda_host_v1::check_rank("result 0 of 'rnn'", out.rank(), 2, "f64[k, n]", 5, 51);
+  if (x.rank() != 2) scangen_cuda_host_v1::fail(5, 8, "argument 'x' of 'rnn' must have rank 2 (f64[k, n]), got rank ", int64_t(x.rank()));
+  if (W.rank() != 2) scangen_cuda_host_v1::fail(5, 22, "argument 'W' of 'rnn' must have rank 2 (f64[n, n]), got rank ", int64_t(W.rank()));
+  if (h0.rank() != 1) scangen_cuda_host_v1::fail(5, 36, "argument 'h0' of 'rnn' must have rank 1 (f64[n]), got rank ", int64_t(h0.rank()));
+  if (out.rank() != 2) scangen_cuda_host_v1::fail(5, 51, "result 0 of 'rnn' must have rank 2 (f64[k, n]), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'x'", x, 5, 51);
   scangen_cuda_host_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'W'", W, 5, 51);
   scangen_cuda_host_v1::check_disjoint("result 0 of 'rnn'", out, "argument 'h0'", h0, 5, 51);
@@ -1615,7 +1619,7 @@ scangen::cuda::DeviceTensor<double> logistic(double y0, double r, double K, doub
 }
 
 void logistic(double y0, double r, double K, double dt, int64_t steps, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("result 0 of 'logistic'", out.rank(), 1, "f64[steps]", 14, 62);
+  if (out.rank() != 1) scangen_cuda_host_v1::fail(14, 62, "result 0 of 'logistic' must have rank 1 (f64[steps]), got rank ", int64_t(out.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::scalar_arg(y0, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::scalar_arg(r, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::scalar_arg(K, SCANGEN_DTYPE_F64),
@@ -1633,9 +1637,9 @@ void logistic(double y0, double r, double K, double dt, int64_t steps, scangen::
 }
 
 mixed_results mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const int64_t> k, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'a' of 'mixed'", a.rank(), 1, "i32[n]", 24, 10);
-  scangen_cuda_host_v1::check_rank("argument 'x' of 'mixed'", x.rank(), 2, "f64[m, n]", 24, 21);
-  scangen_cuda_host_v1::check_rank("argument 'k' of 'mixed'", k.rank(), 1, "i64[n]", 24, 35);
+  if (a.rank() != 1) scangen_cuda_host_v1::fail(24, 10, "argument 'a' of 'mixed' must have rank 1 (i32[n]), got rank ", int64_t(a.rank()));
+  if (x.rank() != 2) scangen_cuda_host_v1::fail(24, 21, "argument 'x' of 'mixed' must have rank 2 (f64[m, n]), got rank ", int64_t(x.rank()));
+  if (k.rank() != 1) scangen_cuda_host_v1::fail(24, 35, "argument 'k' of 'mixed' must have rank 1 (i64[n]), got rank ", int64_t(k.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(a, SCANGEN_DTYPE_I32),
       scangen_cuda_host_v1::tensor_arg(x, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::tensor_arg(k, SCANGEN_DTYPE_I64)};
@@ -1655,12 +1659,12 @@ mixed_results mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cu
 }
 
 void mixed(scangen::cuda::DeviceTensorRef<const int32_t> a, scangen::cuda::DeviceTensorRef<const double> x, scangen::cuda::DeviceTensorRef<const int64_t> k, scangen::cuda::DeviceTensorRef<double> w_out, scangen::cuda::DeviceTensorRef<bool> e_out, scangen::cuda::DeviceTensorRef<double> s_out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'a' of 'mixed'", a.rank(), 1, "i32[n]", 24, 10);
-  scangen_cuda_host_v1::check_rank("argument 'x' of 'mixed'", x.rank(), 2, "f64[m, n]", 24, 21);
-  scangen_cuda_host_v1::check_rank("argument 'k' of 'mixed'", k.rank(), 1, "i64[n]", 24, 35);
-  scangen_cuda_host_v1::check_rank("result 0 ('w') of 'mixed'", w_out.rank(), 2, "f64[m, n]", 24, 50);
-  scangen_cuda_host_v1::check_rank("result 1 ('e') of 'mixed'", e_out.rank(), 1, "bool[n]", 24, 64);
-  scangen_cuda_host_v1::check_rank("result 2 ('s') of 'mixed'", s_out.rank(), 0, "f64", 24, 76);
+  if (a.rank() != 1) scangen_cuda_host_v1::fail(24, 10, "argument 'a' of 'mixed' must have rank 1 (i32[n]), got rank ", int64_t(a.rank()));
+  if (x.rank() != 2) scangen_cuda_host_v1::fail(24, 21, "argument 'x' of 'mixed' must have rank 2 (f64[m, n]), got rank ", int64_t(x.rank()));
+  if (k.rank() != 1) scangen_cuda_host_v1::fail(24, 35, "argument 'k' of 'mixed' must have rank 1 (i64[n]), got rank ", int64_t(k.rank()));
+  if (w_out.rank() != 2) scangen_cuda_host_v1::fail(24, 50, "result 0 ('w') of 'mixed' must have rank 2 (f64[m, n]), got rank ", int64_t(w_out.rank()));
+  if (e_out.rank() != 1) scangen_cuda_host_v1::fail(24, 64, "result 1 ('e') of 'mixed' must have rank 1 (bool[n]), got rank ", int64_t(e_out.rank()));
+  if (s_out.rank() != 0) scangen_cuda_host_v1::fail(24, 76, "result 2 ('s') of 'mixed' must have rank 0 (f64), got rank ", int64_t(s_out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'a'", a, 24, 50);
   scangen_cuda_host_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'x'", x, 24, 50);
   scangen_cuda_host_v1::check_disjoint("result 0 ('w') of 'mixed'", w_out, "argument 'k'", k, 24, 50);

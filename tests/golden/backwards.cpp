@@ -347,12 +347,6 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
-}
-
 // The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
 // its shape is checked later, with the other shapes).
 template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
@@ -1370,15 +1364,15 @@ void backwards_impl(const float* u, int64_t u_d0, float x0, scangen::Tensor<floa
 }  // namespace
 
 scangen::Tensor<float> backwards(scangen::TensorRef<const float> u, float x0) {
-  scangen_rt_v1::check_rank("argument 'u' of 'backwards'", u.rank(), 1, "f32[L]", 2, 14);
+  if (u.rank() != 1) scangen_rt_v1::fail(2, 14, "argument 'u' of 'backwards' must have rank 1 (f32[L]), got rank ", int64_t(u.rank()));
   scangen::Tensor<float> result{};
   backwards_impl(u.data(), u.dim(0), x0, result, false, nullptr, 0);
   return result;
 }
 
 void backwards(scangen::TensorRef<const float> u, float x0, scangen::TensorRef<float> out) {
-  scangen_rt_v1::check_rank("argument 'u' of 'backwards'", u.rank(), 1, "f32[L]", 2, 14);
-  scangen_rt_v1::check_rank("result 0 of 'backwards'", out.rank(), 1, "f32[L]", 2, 37);
+  if (u.rank() != 1) scangen_rt_v1::fail(2, 14, "argument 'u' of 'backwards' must have rank 1 (f32[L]), got rank ", int64_t(u.rank()));
+  if (out.rank() != 1) scangen_rt_v1::fail(2, 37, "result 0 of 'backwards' must have rank 1 (f32[L]), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'backwards'", out, "argument 'u'", u, 2, 37);
   scangen::Tensor<float> result{};
   backwards_impl(u.data(), u.dim(0), x0, result, true, out.data(), out.dim(0));

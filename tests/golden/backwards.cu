@@ -1332,11 +1332,15 @@ void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& o
                          line, column);
 }
 
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    throw scangen::Error(std::string(what) + " must have rank " + std::to_string(want) + " (" + declared +
-                             "), got rank " + std::to_string(have),
-                         line, column);
+inline void append_part(std::string& s, const char* text) { s += text; }
+inline void append_part(std::string& s, int64_t v) { s += std::to_string(v); }
+
+// Raises the run-time error of the .scan program at line:column (a caller's tensor of another
+// rank); emitted code formats the message's parts.
+template <class... Parts> [[noreturn]] void fail(int line, int column, const Parts&... parts) {
+  std::string message;
+  (append_part(message, parts), ...);
+  throw scangen::Error(message, line, column);
 }
 
 }  // namespace scangen_cuda_host_v1
@@ -1347,7 +1351,7 @@ namespace scangen_generated {
 namespace cuda {
 
 scangen::cuda::DeviceTensor<float> backwards(scangen::cuda::DeviceTensorRef<const float> u, float x0, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'u' of 'backwards'", u.rank(), 1, "f32[L]", 2, 14);
+  if (u.rank() != 1) scangen_cuda_host_v1::fail(2, 14, "argument 'u' of 'backwards' must have rank 1 (f32[L]), got rank ", int64_t(u.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(u, SCANGEN_DTYPE_F32),
       scangen_cuda_host_v1::scalar_arg(x0, SCANGEN_DTYPE_F32)};
   long long scangen_width = 1;
@@ -1360,8 +1364,8 @@ scangen::cuda::DeviceTensor<float> backwards(scangen::cuda::DeviceTensorRef<cons
 }
 
 void backwards(scangen::cuda::DeviceTensorRef<const float> u, float x0, scangen::cuda::DeviceTensorRef<float> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'u' of 'backwards'", u.rank(), 1, "f32[L]", 2, 14);
-  scangen_cuda_host_v1::check_rank("result 0 of 'backwards'", out.rank(), 1, "f32[L]", 2, 37);
+  if (u.rank() != 1) scangen_cuda_host_v1::fail(2, 14, "argument 'u' of 'backwards' must have rank 1 (f32[L]), got rank ", int64_t(u.rank()));
+  if (out.rank() != 1) scangen_cuda_host_v1::fail(2, 37, "result 0 of 'backwards' must have rank 1 (f32[L]), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'backwards'", out, "argument 'u'", u, 2, 37);
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(u, SCANGEN_DTYPE_F32),
       scangen_cuda_host_v1::scalar_arg(x0, SCANGEN_DTYPE_F32)};

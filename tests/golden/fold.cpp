@@ -347,12 +347,6 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
-}
-
 // The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
 // its shape is checked later, with the other shapes).
 template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
@@ -1427,15 +1421,15 @@ void digits_right_impl(const int64_t* d, int64_t d_d0, int64_t& result0, bool /*
 }  // namespace
 
 double foldl(scangen::TensorRef<const double> xs, double z) {
-  scangen_rt_v1::check_rank("argument 'xs' of 'foldl'", xs.rank(), 1, "f64[n]", 3, 10);
+  if (xs.rank() != 1) scangen_rt_v1::fail(3, 10, "argument 'xs' of 'foldl' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
   double result{};
   foldl_impl(xs.data(), xs.dim(0), z, result, false);
   return result;
 }
 
 void foldl(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<double> out) {
-  scangen_rt_v1::check_rank("argument 'xs' of 'foldl'", xs.rank(), 1, "f64[n]", 3, 10);
-  scangen_rt_v1::check_rank("result 0 of 'foldl'", out.rank(), 0, "f64", 3, 33);
+  if (xs.rank() != 1) scangen_rt_v1::fail(3, 10, "argument 'xs' of 'foldl' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
+  if (out.rank() != 0) scangen_rt_v1::fail(3, 33, "result 0 of 'foldl' must have rank 0 (f64), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'foldl'", out, "argument 'xs'", xs, 3, 33);
   double result{};
   foldl_impl(xs.data(), xs.dim(0), z, result, true);
@@ -1443,15 +1437,15 @@ void foldl(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<dou
 }
 
 double foldr(scangen::TensorRef<const double> xs, double z) {
-  scangen_rt_v1::check_rank("argument 'xs' of 'foldr'", xs.rank(), 1, "f64[n]", 11, 10);
+  if (xs.rank() != 1) scangen_rt_v1::fail(11, 10, "argument 'xs' of 'foldr' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
   double result{};
   foldr_impl(xs.data(), xs.dim(0), z, result, false);
   return result;
 }
 
 void foldr(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<double> out) {
-  scangen_rt_v1::check_rank("argument 'xs' of 'foldr'", xs.rank(), 1, "f64[n]", 11, 10);
-  scangen_rt_v1::check_rank("result 0 of 'foldr'", out.rank(), 0, "f64", 11, 33);
+  if (xs.rank() != 1) scangen_rt_v1::fail(11, 10, "argument 'xs' of 'foldr' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
+  if (out.rank() != 0) scangen_rt_v1::fail(11, 33, "result 0 of 'foldr' must have rank 0 (f64), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'foldr'", out, "argument 'xs'", xs, 11, 33);
   double result{};
   foldr_impl(xs.data(), xs.dim(0), z, result, true);
@@ -1459,15 +1453,15 @@ void foldr(scangen::TensorRef<const double> xs, double z, scangen::TensorRef<dou
 }
 
 int64_t digits_left(scangen::TensorRef<const int64_t> d) {
-  scangen_rt_v1::check_rank("argument 'd' of 'digits_left'", d.rank(), 1, "i64[n]", 20, 16);
+  if (d.rank() != 1) scangen_rt_v1::fail(20, 16, "argument 'd' of 'digits_left' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
   int64_t result{};
   digits_left_impl(d.data(), d.dim(0), result, false);
   return result;
 }
 
 void digits_left(scangen::TensorRef<const int64_t> d, scangen::TensorRef<int64_t> out) {
-  scangen_rt_v1::check_rank("argument 'd' of 'digits_left'", d.rank(), 1, "i64[n]", 20, 16);
-  scangen_rt_v1::check_rank("result 0 of 'digits_left'", out.rank(), 0, "i64", 20, 30);
+  if (d.rank() != 1) scangen_rt_v1::fail(20, 16, "argument 'd' of 'digits_left' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
+  if (out.rank() != 0) scangen_rt_v1::fail(20, 30, "result 0 of 'digits_left' must have rank 0 (i64), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'digits_left'", out, "argument 'd'", d, 20, 30);
   int64_t result{};
   digits_left_impl(d.data(), d.dim(0), result, true);
@@ -1475,15 +1469,15 @@ void digits_left(scangen::TensorRef<const int64_t> d, scangen::TensorRef<int64_t
 }
 
 int64_t digits_right(scangen::TensorRef<const int64_t> d) {
-  scangen_rt_v1::check_rank("argument 'd' of 'digits_right'", d.rank(), 1, "i64[n]", 28, 17);
+  if (d.rank() != 1) scangen_rt_v1::fail(28, 17, "argument 'd' of 'digits_right' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
   int64_t result{};
   digits_right_impl(d.data(), d.dim(0), result, false);
   return result;
 }
 
 void digits_right(scangen::TensorRef<const int64_t> d, scangen::TensorRef<int64_t> out) {
-  scangen_rt_v1::check_rank("argument 'd' of 'digits_right'", d.rank(), 1, "i64[n]", 28, 17);
-  scangen_rt_v1::check_rank("result 0 of 'digits_right'", out.rank(), 0, "i64", 28, 31);
+  if (d.rank() != 1) scangen_rt_v1::fail(28, 17, "argument 'd' of 'digits_right' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
+  if (out.rank() != 0) scangen_rt_v1::fail(28, 31, "result 0 of 'digits_right' must have rank 0 (i64), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'digits_right'", out, "argument 'd'", d, 28, 31);
   int64_t result{};
   digits_right_impl(d.data(), d.dim(0), result, true);

@@ -1827,11 +1827,15 @@ void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& o
                          line, column);
 }
 
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    throw scangen::Error(std::string(what) + " must have rank " + std::to_string(want) + " (" + declared +
-                             "), got rank " + std::to_string(have),
-                         line, column);
+inline void append_part(std::string& s, const char* text) { s += text; }
+inline void append_part(std::string& s, int64_t v) { s += std::to_string(v); }
+
+// Raises the run-time error of the .scan program at line:column (a caller's tensor of another
+// rank); emitted code formats the message's parts.
+template <class... Parts> [[noreturn]] void fail(int line, int column, const Parts&... parts) {
+  std::string message;
+  (append_part(message, parts), ...);
+  throw scangen::Error(message, line, column);
 }
 
 }  // namespace scangen_cuda_host_v1
@@ -1842,7 +1846,7 @@ namespace scangen_generated {
 namespace cuda {
 
 double foldl(scangen::cuda::DeviceTensorRef<const double> xs, double z, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'xs' of 'foldl'", xs.rank(), 1, "f64[n]", 3, 10);
+  if (xs.rank() != 1) scangen_cuda_host_v1::fail(3, 10, "argument 'xs' of 'foldl' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(xs, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::scalar_arg(z, SCANGEN_DTYPE_F64)};
   long long scangen_width = 1;
@@ -1855,8 +1859,8 @@ double foldl(scangen::cuda::DeviceTensorRef<const double> xs, double z, cudaStre
 }
 
 void foldl(scangen::cuda::DeviceTensorRef<const double> xs, double z, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'xs' of 'foldl'", xs.rank(), 1, "f64[n]", 3, 10);
-  scangen_cuda_host_v1::check_rank("result 0 of 'foldl'", out.rank(), 0, "f64", 3, 33);
+  if (xs.rank() != 1) scangen_cuda_host_v1::fail(3, 10, "argument 'xs' of 'foldl' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
+  if (out.rank() != 0) scangen_cuda_host_v1::fail(3, 33, "result 0 of 'foldl' must have rank 0 (f64), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'foldl'", out, "argument 'xs'", xs, 3, 33);
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(xs, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::scalar_arg(z, SCANGEN_DTYPE_F64)};
@@ -1873,7 +1877,7 @@ void foldl(scangen::cuda::DeviceTensorRef<const double> xs, double z, scangen::c
 }
 
 double foldr(scangen::cuda::DeviceTensorRef<const double> xs, double z, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'xs' of 'foldr'", xs.rank(), 1, "f64[n]", 11, 10);
+  if (xs.rank() != 1) scangen_cuda_host_v1::fail(11, 10, "argument 'xs' of 'foldr' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(xs, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::scalar_arg(z, SCANGEN_DTYPE_F64)};
   long long scangen_width = 1;
@@ -1886,8 +1890,8 @@ double foldr(scangen::cuda::DeviceTensorRef<const double> xs, double z, cudaStre
 }
 
 void foldr(scangen::cuda::DeviceTensorRef<const double> xs, double z, scangen::cuda::DeviceTensorRef<double> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'xs' of 'foldr'", xs.rank(), 1, "f64[n]", 11, 10);
-  scangen_cuda_host_v1::check_rank("result 0 of 'foldr'", out.rank(), 0, "f64", 11, 33);
+  if (xs.rank() != 1) scangen_cuda_host_v1::fail(11, 10, "argument 'xs' of 'foldr' must have rank 1 (f64[n]), got rank ", int64_t(xs.rank()));
+  if (out.rank() != 0) scangen_cuda_host_v1::fail(11, 33, "result 0 of 'foldr' must have rank 0 (f64), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'foldr'", out, "argument 'xs'", xs, 11, 33);
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(xs, SCANGEN_DTYPE_F64),
       scangen_cuda_host_v1::scalar_arg(z, SCANGEN_DTYPE_F64)};
@@ -1904,7 +1908,7 @@ void foldr(scangen::cuda::DeviceTensorRef<const double> xs, double z, scangen::c
 }
 
 int64_t digits_left(scangen::cuda::DeviceTensorRef<const int64_t> d, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'd' of 'digits_left'", d.rank(), 1, "i64[n]", 20, 16);
+  if (d.rank() != 1) scangen_cuda_host_v1::fail(20, 16, "argument 'd' of 'digits_left' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(d, SCANGEN_DTYPE_I64)};
   long long scangen_width = 1;
   scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({64LL}));
@@ -1917,8 +1921,8 @@ int64_t digits_left(scangen::cuda::DeviceTensorRef<const int64_t> d, cudaStream_
 }
 
 void digits_left(scangen::cuda::DeviceTensorRef<const int64_t> d, scangen::cuda::DeviceTensorRef<int64_t> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'd' of 'digits_left'", d.rank(), 1, "i64[n]", 20, 16);
-  scangen_cuda_host_v1::check_rank("result 0 of 'digits_left'", out.rank(), 0, "i64", 20, 30);
+  if (d.rank() != 1) scangen_cuda_host_v1::fail(20, 16, "argument 'd' of 'digits_left' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
+  if (out.rank() != 0) scangen_cuda_host_v1::fail(20, 30, "result 0 of 'digits_left' must have rank 0 (i64), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'digits_left'", out, "argument 'd'", d, 20, 30);
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(d, SCANGEN_DTYPE_I64)};
   const std::vector<scangen_cuda_tensor> scangen_outs = {scangen_cuda_host_v1::out_record(out, SCANGEN_DTYPE_I64)};
@@ -1935,7 +1939,7 @@ void digits_left(scangen::cuda::DeviceTensorRef<const int64_t> d, scangen::cuda:
 }
 
 int64_t digits_right(scangen::cuda::DeviceTensorRef<const int64_t> d, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'd' of 'digits_right'", d.rank(), 1, "i64[n]", 28, 17);
+  if (d.rank() != 1) scangen_cuda_host_v1::fail(28, 17, "argument 'd' of 'digits_right' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(d, SCANGEN_DTYPE_I64)};
   long long scangen_width = 1;
   scangen_width = std::max(scangen_width, scangen_cuda_host_v1::dims_product({64LL}));
@@ -1948,8 +1952,8 @@ int64_t digits_right(scangen::cuda::DeviceTensorRef<const int64_t> d, cudaStream
 }
 
 void digits_right(scangen::cuda::DeviceTensorRef<const int64_t> d, scangen::cuda::DeviceTensorRef<int64_t> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'd' of 'digits_right'", d.rank(), 1, "i64[n]", 28, 17);
-  scangen_cuda_host_v1::check_rank("result 0 of 'digits_right'", out.rank(), 0, "i64", 28, 31);
+  if (d.rank() != 1) scangen_cuda_host_v1::fail(28, 17, "argument 'd' of 'digits_right' must have rank 1 (i64[n]), got rank ", int64_t(d.rank()));
+  if (out.rank() != 0) scangen_cuda_host_v1::fail(28, 31, "result 0 of 'digits_right' must have rank 0 (i64), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'digits_right'", out, "argument 'd'", d, 28, 31);
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(d, SCANGEN_DTYPE_I64)};
   const std::vector<scangen_cuda_tensor> scangen_outs = {scangen_cuda_host_v1::out_record(out, SCANGEN_DTYPE_I64)};

@@ -347,12 +347,6 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
-}
-
 // The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
 // its shape is checked later, with the other shapes).
 template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
@@ -1385,19 +1379,19 @@ void place_impl(const int32_t* location, int64_t location_d0, int64_t location_d
 }  // namespace
 
 scangen::Tensor<float> place(scangen::TensorRef<const int32_t> location, scangen::TensorRef<const float> values, scangen::TensorRef<const float> model) {
-  scangen_rt_v1::check_rank("argument 'location' of 'place'", location.rank(), 2, "i32[N, 2]", 2, 10);
-  scangen_rt_v1::check_rank("argument 'values' of 'place'", values.rank(), 1, "f32[N]", 2, 31);
-  scangen_rt_v1::check_rank("argument 'model' of 'place'", model.rank(), 2, "f32[r, c]", 2, 47);
+  if (location.rank() != 2) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place' must have rank 2 (i32[N, 2]), got rank ", int64_t(location.rank()));
+  if (values.rank() != 1) scangen_rt_v1::fail(2, 31, "argument 'values' of 'place' must have rank 1 (f32[N]), got rank ", int64_t(values.rank()));
+  if (model.rank() != 2) scangen_rt_v1::fail(2, 47, "argument 'model' of 'place' must have rank 2 (f32[r, c]), got rank ", int64_t(model.rank()));
   scangen::Tensor<float> result{};
   place_impl(location.data(), location.dim(0), location.dim(1), values.data(), values.dim(0), model.data(), model.dim(0), model.dim(1), result, false, nullptr, 0, 0, 0);
   return result;
 }
 
 void place(scangen::TensorRef<const int32_t> location, scangen::TensorRef<const float> values, scangen::TensorRef<const float> model, scangen::TensorRef<float> out) {
-  scangen_rt_v1::check_rank("argument 'location' of 'place'", location.rank(), 2, "i32[N, 2]", 2, 10);
-  scangen_rt_v1::check_rank("argument 'values' of 'place'", values.rank(), 1, "f32[N]", 2, 31);
-  scangen_rt_v1::check_rank("argument 'model' of 'place'", model.rank(), 2, "f32[r, c]", 2, 47);
-  scangen_rt_v1::check_rank("result 0 of 'place'", out.rank(), 3, "f32[N, r, c]", 2, 68);
+  if (location.rank() != 2) scangen_rt_v1::fail(2, 10, "argument 'location' of 'place' must have rank 2 (i32[N, 2]), got rank ", int64_t(location.rank()));
+  if (values.rank() != 1) scangen_rt_v1::fail(2, 31, "argument 'values' of 'place' must have rank 1 (f32[N]), got rank ", int64_t(values.rank()));
+  if (model.rank() != 2) scangen_rt_v1::fail(2, 47, "argument 'model' of 'place' must have rank 2 (f32[r, c]), got rank ", int64_t(model.rank()));
+  if (out.rank() != 3) scangen_rt_v1::fail(2, 68, "result 0 of 'place' must have rank 3 (f32[N, r, c]), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'place'", out, "argument 'location'", location, 2, 68);
   scangen_rt_v1::check_disjoint("result 0 of 'place'", out, "argument 'values'", values, 2, 68);
   scangen_rt_v1::check_disjoint("result 0 of 'place'", out, "argument 'model'", model, 2, 68);

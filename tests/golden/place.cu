@@ -1386,11 +1386,15 @@ void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& o
                          line, column);
 }
 
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    throw scangen::Error(std::string(what) + " must have rank " + std::to_string(want) + " (" + declared +
-                             "), got rank " + std::to_string(have),
-                         line, column);
+inline void append_part(std::string& s, const char* text) { s += text; }
+inline void append_part(std::string& s, int64_t v) { s += std::to_string(v); }
+
+// Raises the run-time error of the .scan program at line:column (a caller's tensor of another
+// rank); emitted code formats the message's parts.
+template <class... Parts> [[noreturn]] void fail(int line, int column, const Parts&... parts) {
+  std::string message;
+  (append_part(message, parts), ...);
+  throw scangen::Error(message, line, column);
 }
 
 }  // namespace scangen_cuda_host_v1
@@ -1401,9 +1405,9 @@ namespace scangen_generated {
 namespace cuda {
 
 scangen::cuda::DeviceTensor<float> place(scangen::cuda::DeviceTensorRef<const int32_t> location, scangen::cuda::DeviceTensorRef<const float> values, scangen::cuda::DeviceTensorRef<const float> model, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'location' of 'place'", location.rank(), 2, "i32[N, 2]", 2, 10);
-  scangen_cuda_host_v1::check_rank("argument 'values' of 'place'", values.rank(), 1, "f32[N]", 2, 31);
-  scangen_cuda_host_v1::check_rank("argument 'model' of 'place'", model.rank(), 2, "f32[r, c]", 2, 47);
+  if (location.rank() != 2) scangen_cuda_host_v1::fail(2, 10, "argument 'location' of 'place' must have rank 2 (i32[N, 2]), got rank ", int64_t(location.rank()));
+  if (values.rank() != 1) scangen_cuda_host_v1::fail(2, 31, "argument 'values' of 'place' must have rank 1 (f32[N]), got rank ", int64_t(values.rank()));
+  if (model.rank() != 2) scangen_cuda_host_v1::fail(2, 47, "argument 'model' of 'place' must have rank 2 (f32[r, c]), got rank ", int64_t(model.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(location, SCANGEN_DTYPE_I32),
       scangen_cuda_host_v1::tensor_arg(values, SCANGEN_DTYPE_F32),
       scangen_cuda_host_v1::tensor_arg(model, SCANGEN_DTYPE_F32)};
@@ -1418,10 +1422,10 @@ scangen::cuda::DeviceTensor<float> place(scangen::cuda::DeviceTensorRef<const in
 }
 
 void place(scangen::cuda::DeviceTensorRef<const int32_t> location, scangen::cuda::DeviceTensorRef<const float> values, scangen::cuda::DeviceTensorRef<const float> model, scangen::cuda::DeviceTensorRef<float> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'location' of 'place'", location.rank(), 2, "i32[N, 2]", 2, 10);
-  scangen_cuda_host_v1::check_rank("argument 'values' of 'place'", values.rank(), 1, "f32[N]", 2, 31);
-  scangen_cuda_host_v1::check_rank("argument 'model' of 'place'", model.rank(), 2, "f32[r, c]", 2, 47);
-  scangen_cuda_host_v1::check_rank("result 0 of 'place'", out.rank(), 3, "f32[N, r, c]", 2, 68);
+  if (location.rank() != 2) scangen_cuda_host_v1::fail(2, 10, "argument 'location' of 'place' must have rank 2 (i32[N, 2]), got rank ", int64_t(location.rank()));
+  if (values.rank() != 1) scangen_cuda_host_v1::fail(2, 31, "argument 'values' of 'place' must have rank 1 (f32[N]), got rank ", int64_t(values.rank()));
+  if (model.rank() != 2) scangen_cuda_host_v1::fail(2, 47, "argument 'model' of 'place' must have rank 2 (f32[r, c]), got rank ", int64_t(model.rank()));
+  if (out.rank() != 3) scangen_cuda_host_v1::fail(2, 68, "result 0 of 'place' must have rank 3 (f32[N, r, c]), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'place'", out, "argument 'location'", location, 2, 68);
   scangen_cuda_host_v1::check_disjoint("result 0 of 'place'", out, "argument 'values'", values, 2, 68);
   scangen_cuda_host_v1::check_disjoint("result 0 of 'place'", out, "argument 'model'", model, 2, 68);

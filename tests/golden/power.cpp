@@ -347,12 +347,6 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
-}
-
 // The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
 // its shape is checked later, with the other shapes).
 template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
@@ -1366,15 +1360,15 @@ void power_impl(const float* A, int64_t A_d0, int32_t k, scangen::Tensor<float>&
 }  // namespace
 
 scangen::Tensor<float> power(scangen::TensorRef<const float> A, int32_t k) {
-  scangen_rt_v1::check_rank("argument 'A' of 'power'", A.rank(), 1, "f32[n]", 2, 10);
+  if (A.rank() != 1) scangen_rt_v1::fail(2, 10, "argument 'A' of 'power' must have rank 1 (f32[n]), got rank ", int64_t(A.rank()));
   scangen::Tensor<float> result{};
   power_impl(A.data(), A.dim(0), k, result, false, nullptr, 0);
   return result;
 }
 
 void power(scangen::TensorRef<const float> A, int32_t k, scangen::TensorRef<float> out) {
-  scangen_rt_v1::check_rank("argument 'A' of 'power'", A.rank(), 1, "f32[n]", 2, 10);
-  scangen_rt_v1::check_rank("result 0 of 'power'", out.rank(), 1, "f32[n]", 2, 32);
+  if (A.rank() != 1) scangen_rt_v1::fail(2, 10, "argument 'A' of 'power' must have rank 1 (f32[n]), got rank ", int64_t(A.rank()));
+  if (out.rank() != 1) scangen_rt_v1::fail(2, 32, "result 0 of 'power' must have rank 1 (f32[n]), got rank ", int64_t(out.rank()));
   scangen_rt_v1::check_disjoint("result 0 of 'power'", out, "argument 'A'", A, 2, 32);
   scangen::Tensor<float> result{};
   power_impl(A.data(), A.dim(0), k, result, true, out.data(), out.dim(0));

@@ -1325,11 +1325,15 @@ void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& o
                          line, column);
 }
 
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    throw scangen::Error(std::string(what) + " must have rank " + std::to_string(want) + " (" + declared +
-                             "), got rank " + std::to_string(have),
-                         line, column);
+inline void append_part(std::string& s, const char* text) { s += text; }
+inline void append_part(std::string& s, int64_t v) { s += std::to_string(v); }
+
+// Raises the run-time error of the .scan program at line:column (a caller's tensor of another
+// rank); emitted code formats the message's parts.
+template <class... Parts> [[noreturn]] void fail(int line, int column, const Parts&... parts) {
+  std::string message;
+  (append_part(message, parts), ...);
+  throw scangen::Error(message, line, column);
 }
 
 }  // namespace scangen_cuda_host_v1
@@ -1340,7 +1344,7 @@ namespace scangen_generated {
 namespace cuda {
 
 scangen::cuda::DeviceTensor<float> power(scangen::cuda::DeviceTensorRef<const float> A, int32_t k, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'A' of 'power'", A.rank(), 1, "f32[n]", 2, 10);
+  if (A.rank() != 1) scangen_cuda_host_v1::fail(2, 10, "argument 'A' of 'power' must have rank 1 (f32[n]), got rank ", int64_t(A.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(A, SCANGEN_DTYPE_F32),
       scangen_cuda_host_v1::scalar_arg(k, SCANGEN_DTYPE_I32)};
   long long scangen_width = 1;
@@ -1354,8 +1358,8 @@ scangen::cuda::DeviceTensor<float> power(scangen::cuda::DeviceTensorRef<const fl
 }
 
 void power(scangen::cuda::DeviceTensorRef<const float> A, int32_t k, scangen::cuda::DeviceTensorRef<float> out, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'A' of 'power'", A.rank(), 1, "f32[n]", 2, 10);
-  scangen_cuda_host_v1::check_rank("result 0 of 'power'", out.rank(), 1, "f32[n]", 2, 32);
+  if (A.rank() != 1) scangen_cuda_host_v1::fail(2, 10, "argument 'A' of 'power' must have rank 1 (f32[n]), got rank ", int64_t(A.rank()));
+  if (out.rank() != 1) scangen_cuda_host_v1::fail(2, 32, "result 0 of 'power' must have rank 1 (f32[n]), got rank ", int64_t(out.rank()));
   scangen_cuda_host_v1::check_disjoint("result 0 of 'power'", out, "argument 'A'", A, 2, 32);
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(A, SCANGEN_DTYPE_F32),
       scangen_cuda_host_v1::scalar_arg(k, SCANGEN_DTYPE_I32)};

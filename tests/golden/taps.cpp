@@ -347,12 +347,6 @@ template <class T> inline void copy(T* dst, const T* src, int64_t count) {
   if (count > 0) std::memcpy(static_cast<void*>(dst), src, size_t(count) * sizeof(T));
 }
 
-// Argument shapes: messages are those of the interpreter (generator/src/interpreter/interpreter.cpp).
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    fail(line, column, what, " must have rank ", int64_t(want), " (", declared, "), got rank ", int64_t(have));
-}
-
 // The bytes a caller's tensor spans (0 when a dimension is 0 or negative, saturated at 2^62:
 // its shape is checked later, with the other shapes).
 template <class T> inline int64_t span_bytes(const scangen::TensorRef<T>& t) {
@@ -1369,8 +1363,8 @@ void taps_impl(const float* u, int64_t u_d0, const float* x0, int64_t x0_d0, sca
 }  // namespace
 
 scangen::Tensor<float> taps(scangen::TensorRef<const float> u, scangen::TensorRef<const float> x0) {
-  scangen_rt_v1::check_rank("argument 'u' of 'taps'", u.rank(), 1, "f32[L]", 2, 9);
-  scangen_rt_v1::check_rank("argument 'x0' of 'taps'", x0.rank(), 1, "f32[2]", 2, 20);
+  if (u.rank() != 1) scangen_rt_v1::fail(2, 9, "argument 'u' of 'taps' must have rank 1 (f32[L]), got rank ", int64_t(u.rank()));
+  if (x0.rank() != 1) scangen_rt_v1::fail(2, 20, "argument 'x0' of 'taps' must have rank 1 (f32[2]), got rank ", int64_t(x0.rank()));
   scangen::Tensor<float> result{};
   taps_impl(u.data(), u.dim(0), x0.data(), x0.dim(0), result);
   return result;

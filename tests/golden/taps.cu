@@ -1328,11 +1328,15 @@ void check_disjoint(const char* what, const scangen::cuda::DeviceTensorRef<T>& o
                          line, column);
 }
 
-inline void check_rank(const char* what, int have, int want, const char* declared, int line, int column) {
-  if (have != want)
-    throw scangen::Error(std::string(what) + " must have rank " + std::to_string(want) + " (" + declared +
-                             "), got rank " + std::to_string(have),
-                         line, column);
+inline void append_part(std::string& s, const char* text) { s += text; }
+inline void append_part(std::string& s, int64_t v) { s += std::to_string(v); }
+
+// Raises the run-time error of the .scan program at line:column (a caller's tensor of another
+// rank); emitted code formats the message's parts.
+template <class... Parts> [[noreturn]] void fail(int line, int column, const Parts&... parts) {
+  std::string message;
+  (append_part(message, parts), ...);
+  throw scangen::Error(message, line, column);
 }
 
 }  // namespace scangen_cuda_host_v1
@@ -1343,8 +1347,8 @@ namespace scangen_generated {
 namespace cuda {
 
 scangen::cuda::DeviceTensor<float> taps(scangen::cuda::DeviceTensorRef<const float> u, scangen::cuda::DeviceTensorRef<const float> x0, cudaStream_t scangen_stream) {
-  scangen_cuda_host_v1::check_rank("argument 'u' of 'taps'", u.rank(), 1, "f32[L]", 2, 9);
-  scangen_cuda_host_v1::check_rank("argument 'x0' of 'taps'", x0.rank(), 1, "f32[2]", 2, 20);
+  if (u.rank() != 1) scangen_cuda_host_v1::fail(2, 9, "argument 'u' of 'taps' must have rank 1 (f32[L]), got rank ", int64_t(u.rank()));
+  if (x0.rank() != 1) scangen_cuda_host_v1::fail(2, 20, "argument 'x0' of 'taps' must have rank 1 (f32[2]), got rank ", int64_t(x0.rank()));
   const std::vector<scangen_cuda_tensor> scangen_args = {scangen_cuda_host_v1::tensor_arg(u, SCANGEN_DTYPE_F32),
       scangen_cuda_host_v1::tensor_arg(x0, SCANGEN_DTYPE_F32)};
   long long scangen_width = 1;

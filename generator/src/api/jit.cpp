@@ -90,13 +90,10 @@ std::string result_text(const FunctionInfo& f, size_t i) {
   return "result " + std::to_string(i) + (name.empty() ? "" : " ('" + name + "')") + " of '" + f.name + "'";
 }
 
-// Arguments whose count, dtypes or ranks do not fit the signature are reported as the interpreter
-// words them, naming the parameter, whatever the backend (a compiled module knows only positions).
+// The arguments' count, dtypes and ranks against `f`'s signature, in the catalogue's words (naming
+// the parameter) whatever the backend: a compiled module knows only positions.
 void check_argument_types(const detail::ModuleState& s, const FunctionInfo& f, const std::vector<HostTensor>& args) {
-  bool fit = args.size() == f.params.size();
-  for (size_t i = 0; fit && i < args.size(); ++i)
-    fit = !args[i].valid() || (args[i].dtype() == f.params[i].dtype && args[i].rank() == f.params[i].rank);
-  if (!fit) interp::check_arguments(*s.compilation.program().find(f.name), args);
+  interp::check_argument_types(*s.compilation.program().find(f.name), args);
 }
 
 // `call` on the module's runner, serialized when the runner is not concurrent. A run-time error of

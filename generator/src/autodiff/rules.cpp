@@ -378,7 +378,7 @@ std::vector<Value> rule_Call(AdjointContext& c, const ir::Node& n, const std::ve
 
 Rule rule_for(ir::NodeKind kind) {
   static constexpr Rule kRules[] = {
-#define IR_NODE(kind, name) &rule_##kind,
+#define IR_NODE(kind, name, checks) &rule_##kind,
 #include "ir/nodes.def"
 #undef IR_NODE
   };

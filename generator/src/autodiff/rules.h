@@ -12,7 +12,7 @@ namespace scangen::autodiff {
 using Rule = std::vector<Value> (*)(AdjointContext& ctx, const ir::Node& node,
                                     const std::vector<Value>& output_cotangents, const std::vector<bool>& needed);
 
-#define IR_NODE(kind, name)                                                              \
+#define IR_NODE(kind, name, checks)                                                      \
   std::vector<Value> rule_##kind(AdjointContext& ctx, const ir::Node& node,              \
                                  const std::vector<Value>& output_cotangents, const std::vector<bool>& needed);
 #include "ir/nodes.def"

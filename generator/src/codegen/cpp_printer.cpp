@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "codegen/cpp_names.h"
+#include "ir/runtime_errors.h"
 #include "support/check.h"
 
 namespace scangen::codegen {
@@ -330,28 +331,51 @@ std::string impl_out_arguments(const lir::Function& f, const std::vector<std::st
   return s;
 }
 
-std::string rank_checks(const lir::Function& lf, const Api& api, const std::string& checker) {
+namespace {
+
+// The catalogue's argument_rank for a caller's tensor `tensor` declared `d`: a check that fails
+// through `fail(line, column, parts...)`, the parts formatted with the tensor's rank as a C++
+// expression.
+std::string rank_check(const std::string& fail, const std::string& what, const std::string& tensor,
+                       const lir::Declared& d) {
+  struct Sink {
+    std::string args, text_;
+    void text(const std::string& t) { text_ += t; }
+    void value(const std::string& e) {
+      if (!text_.empty()) args += ", " + quote(text_);
+      text_.clear();
+      args += ", int64_t(" + e + ")";
+    }
+  } sink;
+  ir::format_runtime_error<std::string>(
+      ir::RuntimeErrorId::argument_rank,
+      {ir::ErrorArg<std::string>::text_of(what), ir::ErrorArg<std::string>::text_of(std::to_string(d.rank)),
+       ir::ErrorArg<std::string>::text_of(d.type_text), ir::ErrorArg<std::string>::number(tensor + ".rank()")},
+      sink);
+  if (!sink.text_.empty()) sink.args += ", " + quote(sink.text_);
+  return "  if (" + tensor + ".rank() != " + std::to_string(d.rank) + ") " + fail + "(" + std::to_string(d.loc.line) +
+         ", " + std::to_string(d.loc.col) + sink.args + ");\n";
+}
+
+}  // namespace
+
+std::string rank_checks(const lir::Function& lf, const Api& api, const std::string& fail) {
   const lir::Signature& fn = lf.signature;
   std::string out;
   for (size_t i = 0; i < fn.args.size(); ++i) {
     const lir::Declared& arg = fn.args[i];
     if (arg.rank == 0) continue;
-    out += "  " + checker + "(" + quote("argument '" + arg.name + "' of '" + lf.name + "'") + ", " + api.arg_names[i] +
-           ".rank(), " + std::to_string(arg.rank) + ", " + quote(arg.type_text) + ", " +
-           std::to_string(arg.loc.line) + ", " + std::to_string(arg.loc.col) + ");\n";
+    out += rank_check(fail, "argument '" + arg.name + "' of '" + lf.name + "'", api.arg_names[i], arg);
   }
   return out;
 }
 
-std::string out_checks(const lir::Function& lf, const Api& api, const std::string& checker, const std::string& disjoint) {
+std::string out_checks(const lir::Function& lf, const Api& api, const std::string& fail, const std::string& disjoint) {
   const lir::Signature& fn = lf.signature;
   std::string out;
   auto at = [](const Loc& loc) { return std::to_string(loc.line) + ", " + std::to_string(loc.col); };
-  for (size_t i = 0; i < fn.results.size(); ++i) {
-    const lir::Declared& r = fn.results[i];
-    out += "  " + checker + "(" + quote(lir::result_what(lf, i)) + ", " + api.out_names[i] + ".rank(), " +
-           std::to_string(r.rank) + ", " + quote(r.type_text) + ", " + at(r.loc) + ");\n";
-  }
+  for (size_t i = 0; i < fn.results.size(); ++i)
+    out += rank_check(fail, lir::result_what(lf, i), api.out_names[i], fn.results[i]);
   for (size_t i = 0; i < fn.results.size(); ++i) {
     const Loc& loc = fn.results[i].loc;
     for (size_t a = 0; a < fn.args.size(); ++a)

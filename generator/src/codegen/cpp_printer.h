@@ -98,13 +98,14 @@ std::vector<std::string> impl_out_parameters(const lir::Function& f);
 // The arguments for them in a call: the caller's tensors (`outs`, their C++ names, empty for a
 // scalar result), or, with `outs` empty, those of the form that allocates (false, null, 0...).
 std::string impl_out_arguments(const lir::Function& f, const std::vector<std::string>& outs);
-// The rank checks of the tensor arguments in a typed API body, calling `checker` (a function
-// with the signature of scangen_rt_v1::check_rank).
-std::string rank_checks(const lir::Function& fn, const Api& api, const std::string& checker);
+// The rank checks of the tensor arguments in a typed API body, with the catalogue's message
+// (ir/runtime_errors.def: argument_rank), failing through `fail` (a function with the signature of
+// scangen_rt_v1::fail: line, column, then the message's parts).
+std::string rank_checks(const lir::Function& fn, const Api& api, const std::string& fail);
 // The same for the caller's result tensors of the form that writes into them ("result 0 ('h') of
 // 'f' must have rank 2 (f32[T, N]), got rank 1"), and the check that none of them overlaps an
 // argument or another (`disjoint`: a function with the signature of scangen_rt_v1::check_disjoint).
-std::string out_checks(const lir::Function& fn, const Api& api, const std::string& checker, const std::string& disjoint);
+std::string out_checks(const lir::Function& fn, const Api& api, const std::string& fail, const std::string& disjoint);
 
 // Names a function body reads, to leave unused parameters unnamed (no -Wunused-parameter).
 void reads_of(const lir::Stmt& s, std::set<std::string>& out);

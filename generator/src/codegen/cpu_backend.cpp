@@ -139,8 +139,8 @@ class CpuBackend {
     const lir::Signature& fn = lf.signature;
     if (outs.empty()) os << a.result_type << " " << a.name << "(" << a.params << ") {\n";
     else os << "void " << a.name << "(" << a.params << (a.params.empty() ? "" : ", ") << a.out_params << ") {\n";
-    os << rank_checks(lf, a, "scangen_rt_v1::check_rank");
-    if (!outs.empty()) os << out_checks(lf, a, "scangen_rt_v1::check_rank", "scangen_rt_v1::check_disjoint");
+    os << rank_checks(lf, a, "scangen_rt_v1::fail");
+    if (!outs.empty()) os << out_checks(lf, a, "scangen_rt_v1::fail", "scangen_rt_v1::check_disjoint");
     std::vector<std::string> results;
     if (fn.results.size() == 1) {
       os << "  " << a.result_type << " " << a.local << "{};\n";

@@ -389,8 +389,8 @@ class CudaBackend {
     const lir::Signature& fn = lf.signature;
     os << (into ? std::string("void") : a.result_type) << " " << a.name << "(" << a.params
        << (a.params.empty() ? "" : ", ") << (into ? a.out_params + ", " : "") << "cudaStream_t scangen_stream) {\n";
-    os << rank_checks(lf, a, "scangen_cuda_host_v1::check_rank");
-    if (into) os << out_checks(lf, a, "scangen_cuda_host_v1::check_rank", "scangen_cuda_host_v1::check_disjoint");
+    os << rank_checks(lf, a, "scangen_cuda_host_v1::fail");
+    if (into) os << out_checks(lf, a, "scangen_cuda_host_v1::fail", "scangen_cuda_host_v1::check_disjoint");
     os << "  const std::vector<scangen_cuda_tensor> scangen_args = {";
     for (size_t i = 0; i < fn.args.size(); ++i) {
       const lir::Declared& arg = fn.args[i];

@@ -5,7 +5,8 @@
 //
 // Run-time errors (an index out of range, integer division by zero, a sequence too short for
 // `steps`, an argument of the wrong shape) throw RuntimeError carrying the location in the .scan
-// file; violated IR invariants throw InternalError.
+// file, in the words of the catalogue (ir/runtime_errors.def); violated IR invariants throw
+// InternalError.
 #pragma once
 
 #include <map>
@@ -28,8 +29,11 @@ struct SymbolValues {
   std::map<std::string, Bound> symbols;
 };
 
-// Checks arguments against the function's declared types (dtype, rank, constant dimensions, and
-// symbols consistent everywhere) and returns the symbols' values.
+// Checks the arguments' count, dtypes and ranks against the function's signature: what every
+// backend checks before it runs (the JIT API calls this for each; emitted code takes typed memory).
+void check_argument_types(const Function& fn, const std::vector<HostTensor>& args);
+// Checks arguments against the function's declared types (check_argument_types, then constant
+// dimensions and symbols consistent everywhere) and returns the symbols' values.
 SymbolValues check_arguments(const Function& fn, const std::vector<HostTensor>& args);
 // Checks results against the declared result types with the symbols bound by the arguments.
 void check_results(const Function& fn, const SymbolValues& symbols, const std::vector<HostTensor>& results);

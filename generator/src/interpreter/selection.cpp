@@ -2,7 +2,8 @@
 
 #include <cstring>
 
-#include "scangen/runtime/errors.h"
+#include "interpreter/failures.h"
+#include "ir/shape_rules.h"
 #include "scangen_scalar.h"
 
 namespace scangen::interp {
@@ -12,11 +13,6 @@ using ir::ReduceOp;
 namespace sc = scangen::scalar_v1;
 
 namespace {
-
-[[noreturn]] void fail(const Loc& loc, const std::string& message) {
-  throw RuntimeError(message, loc.valid() ? loc.line : 0, loc.valid() ? loc.col : 0);
-}
-
 
 int64_t row_size(const HostTensor& x) {
   int64_t r = 1;
@@ -29,24 +25,21 @@ int64_t row_size(const HostTensor& x) {
 int64_t checked_index(int64_t given, int64_t n, size_t dim, const Loc& loc) {
   int64_t i = given < 0 ? given + n : given;
   if (i < 0 || i >= n)
-    fail(loc, "index " + std::to_string(given) + " is out of range for dimension " + std::to_string(dim) + " of size " +
-                  std::to_string(n));
+    fail(loc, RuntimeErrorId::index_out_of_range,
+         {ErrorArg::number(given), ErrorArg::text_of(std::to_string(dim)), ErrorArg::number(n)});
   return i;
 }
 
 HostTensor transpose(const HostTensor& x, const std::vector<int>& perm) {
   size_t rank = perm.size();
-  Shape shape(rank);
-  std::vector<int64_t> in_strides(rank), strides(rank);
+  const Shape shape = ir::transpose_shape(x.shape(), perm);
+  std::vector<int64_t> in_strides(rank);
   int64_t s = 1;
   for (size_t d = rank; d-- > 0;) {
     in_strides[d] = s;
     s *= x.dim(int(d));
   }
-  for (size_t d = 0; d < rank; ++d) {
-    shape[d] = x.dim(perm[d]);
-    strides[d] = in_strides[size_t(perm[d])];
-  }
+  const std::vector<int64_t> strides = ir::transpose_shape(in_strides, perm);
   HostTensor out(x.dtype(), shape);
   size_t elem = dtype_size(x.dtype());
   const char* src = static_cast<const char*>(x.raw_data());
@@ -66,9 +59,7 @@ HostTensor transpose(const HostTensor& x, const std::vector<int>& perm) {
 }
 
 HostTensor gather(const HostTensor& x, const HostTensor& idx, const Loc& loc) {
-  Shape shape = idx.shape();
-  shape.insert(shape.end(), x.shape().begin() + 1, x.shape().end());
-  HostTensor out(x.dtype(), shape);
+  HostTensor out(x.dtype(), ir::gather_shape(x.shape(), idx.shape()));
   size_t row_bytes = size_t(row_size(x)) * dtype_size(x.dtype());
   const char* src = static_cast<const char*>(x.raw_data());
   char* dst = static_cast<char*>(out.raw_data());
@@ -99,18 +90,15 @@ HostTensor scatter_add(const HostTensor& x, const HostTensor& idx, const HostTen
 HostTensor arg_reduce(ReduceOp op, const HostTensor& x, std::optional<int> axis, const Loc& loc) {
   // View x as [outer, length, inner]; each output element walks its inputs in increasing k.
   int64_t outer = 1, length = x.numel(), inner = 1;
-  Shape out_shape;
   if (axis) {
     for (int d = 0; d < *axis; ++d) outer *= x.dim(d);
     for (int d = *axis + 1; d < x.rank(); ++d) inner *= x.dim(d);
     length = x.dim(*axis);
-    out_shape = x.shape();
-    out_shape.erase(out_shape.begin() + *axis);
   }
-  const char* name = op == ReduceOp::Max ? "argmax" : "argmin";
   if (length == 0 && outer * inner > 0)
-    fail(loc, std::string(name) + (axis ? " over an axis of size 0" : " of an empty array"));
-  HostTensor out(DType::I64, out_shape);
+    fail(loc, axis ? RuntimeErrorId::reduce_empty_axis : RuntimeErrorId::reduce_empty,
+         {ErrorArg::text_of(op == ReduceOp::Max ? "argmax" : "argmin")});
+  HostTensor out(DType::I64, ir::without_axis(x.shape(), axis));
   int64_t* o = out.data<int64_t>();
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -137,11 +125,8 @@ HostTensor arg_reduce(ReduceOp op, const HostTensor& x, std::optional<int> axis,
 
 HostTensor top_k(const HostTensor& x, int64_t k, const Loc& loc) {
   int64_t n = x.dim(x.rank() - 1);
-  if (k < 0 || k > n)
-    fail(loc, "top_k: k is " + std::to_string(k) + " but the last axis has size " + std::to_string(n));
-  Shape shape = x.shape();
-  shape.back() = k;
-  HostTensor out(DType::I64, shape);
+  if (k < 0 || k > n) fail(loc, RuntimeErrorId::top_k_out_of_range, {ErrorArg::number(k), ErrorArg::number(n)});
+  HostTensor out(DType::I64, ir::top_k_shape(x.shape(), k));
   int64_t rows = n ? x.numel() / n : 0;  // with n = 0, k is 0 too
   int64_t* o = out.data<int64_t>();
   dispatch_dtype(x.dtype(), [&](auto tag) {
@@ -177,8 +162,7 @@ void check_reshape(const HostTensor& x, const Shape& shape, const Loc& loc) {
     if (d < 0 || __builtin_mul_overflow(count, d, &count)) ok = false;
   }
   if (!ok || count != x.numel())
-    fail(loc, "reshape: an array of " + std::to_string(x.numel()) + " elements cannot take the shape " +
-                  shape_to_string(shape));
+    fail(loc, RuntimeErrorId::reshape_count, {ErrorArg::number(x.numel()), ErrorArg::shape(shape)});
 }
 
 }  // namespace scangen::interp

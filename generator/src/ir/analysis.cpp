@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/shape_rules.h"
 #include "support/check.h"
 
 namespace scangen::ir {

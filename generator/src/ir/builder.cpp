@@ -1,5 +1,6 @@
 #include "ir/builder.h"
 
+#include "ir/shape_rules.h"
 #include "support/check.h"
 #include "support/limits.h"
 
@@ -122,12 +123,8 @@ Value Builder::reduce(ReduceOp op, Value x, std::optional<int> axis, Loc loc) {
   DType d = x.type().dtype;
   SCANGEN_CHECK(d != DType::Bool, "reduction of bool");
   if (op == ReduceOp::Mean) SCANGEN_CHECK(is_float(d), "mean needs a float operand");
-  Type t(d);
-  if (axis) {
-    SCANGEN_CHECK(*axis >= 0 && *axis < x.type().rank(), "reduce axis out of range");
-    t.shape = x.type().shape;
-    t.shape.erase(t.shape.begin() + *axis);
-  }
+  if (axis) SCANGEN_CHECK(*axis >= 0 && *axis < x.type().rank(), "reduce axis out of range");
+  Type t(d, without_axis(x.type().shape, axis));
   return Value(make<ReduceNode>(op, std::move(x), axis, std::move(t), loc));
 }
 
@@ -137,10 +134,7 @@ std::optional<std::vector<Dim>> matmul_result_shape(const Type& a, const Type& b
   const Dim& ka = a.shape[size_t(ra - 1)];
   const Dim& kb = b.shape[0];
   if (ka.provably_different(kb)) return std::nullopt;
-  std::vector<Dim> out;
-  if (ra == 2) out.push_back(a.shape[0]);
-  if (rb == 2) out.push_back(b.shape[1]);
-  return out;
+  return matmul_shape(a.shape, b.shape);
 }
 
 Value Builder::matmul(Value a, Value b, Loc loc) {
@@ -154,35 +148,16 @@ Value Builder::matmul(Value a, Value b, Loc loc) {
 std::vector<Dim> index_result_shape(const Type& x, const std::vector<IndexSpec>& specs,
                                     const std::vector<Value>& operands) {
   SCANGEN_CHECK(specs.size() <= size_t(x.rank()), "more indices than dimensions");
-  std::vector<Dim> out;
-  size_t op = 0;
-  for (size_t d = 0; d < specs.size(); ++d) {
-    const IndexSpec& s = specs[d];
-    if (s.kind == IndexSpec::Kind::Scalar) {
-      ++op;
-      continue;
-    }
-    const Dim& dim = x.shape[d];
-    std::optional<Scalar> lo, hi;
-    if (s.has_lo) lo = constant_value(operands.at(op++));
-    if (s.has_hi) hi = constant_value(operands.at(op++));
-    if (!s.has_lo && !s.has_hi) {
-      out.push_back(dim);
-    } else if (auto n = dim.const_value(); n && (!s.has_lo || lo) && (!s.has_hi || hi)) {
-      // Python's clamping of slice bounds.
-      auto clamp = [&](int64_t v) {
-        if (v < 0) v += *n;
-        return std::min(std::max<int64_t>(v, 0), *n);
-      };
-      int64_t a = s.has_lo ? clamp(lo->i) : 0;
-      int64_t b = s.has_hi ? clamp(hi->i) : *n;
-      out.push_back(Dim::constant(std::max<int64_t>(b - a, 0)));
-    } else {
-      out.push_back(Dim::fresh_unknown());
-    }
-  }
-  for (size_t d = specs.size(); d < size_t(x.rank()); ++d) out.push_back(x.shape[d]);
-  return out;
+  // A slice of a constant size with constant bounds has a constant length; any other, one
+  // known only when the program runs.
+  return index_shape(x.shape, specs, [&](const Dim& size, int lo, int hi) {
+    std::optional<Scalar> lo_value = lo >= 0 ? constant_value(operands.at(size_t(lo))) : std::nullopt;
+    std::optional<Scalar> hi_value = hi >= 0 ? constant_value(operands.at(size_t(hi))) : std::nullopt;
+    std::optional<int64_t> n = size.const_value();
+    if (!n || (lo >= 0 && !lo_value) || (hi >= 0 && !hi_value)) return Dim::fresh_unknown();
+    auto bound = [](const std::optional<Scalar>& v) { return v ? std::optional<int64_t>(v->i) : std::nullopt; };
+    return Dim::constant(python_slice(*n, bound(lo_value), bound(hi_value)).length);
+  });
 }
 
 Value Builder::index(Value x, std::vector<IndexSpec> specs, std::vector<Value> operands, Loc loc) {
@@ -244,21 +219,18 @@ Value Builder::reshape(Value x, std::vector<Value> dims, std::vector<Dim> static
 Value Builder::transpose(Value x, std::vector<int> perm, Loc loc) {
   SCANGEN_CHECK(int(perm.size()) == x.type().rank(), "transpose permutation rank");
   std::vector<bool> seen(perm.size(), false);
-  std::vector<Dim> shape;
   for (int p : perm) {
     SCANGEN_CHECK(p >= 0 && size_t(p) < perm.size() && !seen[size_t(p)], "transpose permutation");
     seen[size_t(p)] = true;
-    shape.push_back(x.type().shape[size_t(p)]);
   }
-  Type t(x.type().dtype, std::move(shape));
+  Type t(x.type().dtype, transpose_shape(x.type().shape, perm));
   return Value(make<TransposeNode>(std::move(x), std::move(perm), std::move(t), loc));
 }
 
 Value Builder::gather(Value x, Value idx, Loc loc) {
   SCANGEN_CHECK(x.type().rank() >= 1, "gather from a scalar");
   SCANGEN_CHECK(is_int(idx.type().dtype), "gather index dtype");
-  std::vector<Dim> shape = idx.type().shape;
-  shape.insert(shape.end(), x.type().shape.begin() + 1, x.type().shape.end());
+  std::vector<Dim> shape = gather_shape(x.type().shape, idx.type().shape);
   SCANGEN_CHECK(shape.size() <= size_t(kMaxRank), "gather rank");
   Type t(x.type().dtype, std::move(shape));
   return Value(make<GatherNode>(std::move(x), std::move(idx), std::move(t), loc));
@@ -275,13 +247,8 @@ Value Builder::scatter_add(Value x, Value idx, Value v, Loc loc) {
 Value Builder::arg_reduce(ReduceOp op, Value x, std::optional<int> axis, Loc loc) {
   SCANGEN_CHECK(op == ReduceOp::Max || op == ReduceOp::Min, "arg_reduce operator");
   SCANGEN_CHECK(is_numeric(x.type().dtype), "arg_reduce dtype");
-  std::vector<Dim> shape;
-  if (axis) {
-    SCANGEN_CHECK(*axis >= 0 && *axis < x.type().rank(), "arg_reduce axis");
-    shape = x.type().shape;
-    shape.erase(shape.begin() + *axis);
-  }
-  Type t(DType::I64, std::move(shape));
+  if (axis) SCANGEN_CHECK(*axis >= 0 && *axis < x.type().rank(), "arg_reduce axis");
+  Type t(DType::I64, without_axis(x.type().shape, axis));
   return Value(make<ArgReduceNode>(op, std::move(x), axis, std::move(t), loc));
 }
 
@@ -289,9 +256,7 @@ Value Builder::top_k(Value x, Value k, Dim k_dim, Loc loc) {
   SCANGEN_CHECK(x.type().rank() >= 1 && is_numeric(x.type().dtype), "top_k operand");
   check_scalar_int(k, "top_k's k");
   if (auto c = constant_value(k)) k_dim = Dim::constant(c->i);
-  std::vector<Dim> shape = x.type().shape;
-  shape.back() = k_dim;
-  Type t(DType::I64, std::move(shape));
+  Type t(DType::I64, top_k_shape(x.type().shape, k_dim));
   return Value(make<TopKNode>(std::move(x), std::move(k), std::move(t), loc));
 }
 

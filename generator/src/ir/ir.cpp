@@ -13,7 +13,7 @@ namespace scangen::ir {
 
 const char* node_kind_name(NodeKind k) {
   switch (k) {
-#define IR_NODE(kind, name) \
+#define IR_NODE(kind, name, checks) \
   case NodeKind::kind: return name;
 #include "ir/nodes.def"
 #undef IR_NODE

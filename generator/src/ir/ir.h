@@ -20,7 +20,7 @@
 namespace scangen::ir {
 
 enum class NodeKind {
-#define IR_NODE(kind, name) kind,
+#define IR_NODE(kind, name, checks) kind,
 #include "ir/nodes.def"
 #undef IR_NODE
 };
@@ -384,13 +384,6 @@ class ArgReduceNode : public Node {
 inline const std::optional<int>& reduced_axis(const Node& n) {
   if (const auto* a = n.as<ArgReduceNode>()) return a->axis();
   return n.as<ReduceNode>()->axis();
-}
-// x's dims without the reduced axis (none at all without an axis).
-template <class D> std::vector<D> without_reduced_axis(const Node& n, std::vector<D> dims) {
-  const std::optional<int>& axis = reduced_axis(n);
-  if (!axis) return {};
-  dims.erase(dims.begin() + *axis);
-  return dims;
 }
 
 // The i64 positions of the k largest elements along x's last axis, largest first, ties to the

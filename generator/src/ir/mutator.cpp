@@ -16,7 +16,7 @@ std::vector<Value> Mutator::keep_or_rebuild(const Node& n, std::vector<Value> in
 
 std::vector<Value> Mutator::dispatch(const Node& n, std::vector<Value> inputs) {
   switch (n.kind()) {
-#define IR_NODE(kind, name) \
+#define IR_NODE(kind, name, checks) \
   case NodeKind::kind: return visit_##kind(static_cast<const kind##Node&>(n), std::move(inputs));
 #include "ir/nodes.def"
 #undef IR_NODE

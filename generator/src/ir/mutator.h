@@ -22,7 +22,7 @@ class Mutator {
   // The node unchanged when its inputs are, else rebuilt on the new inputs.
   std::vector<Value> keep_or_rebuild(const Node& n, std::vector<Value> inputs);
 
-#define IR_NODE(kind, name)                                                           \
+#define IR_NODE(kind, name, checks)                                                   \
   virtual std::vector<Value> visit_##kind(const kind##Node& n, std::vector<Value> inputs) { \
     return keep_or_rebuild(n, std::move(inputs));                                    \
   }

@@ -13,7 +13,7 @@ template <class R> class Visitor {
 
   R visit(const Node& n) {
     switch (n.kind()) {
-#define IR_NODE(kind, name) \
+#define IR_NODE(kind, name, checks) \
   case NodeKind::kind: return visit_##kind(static_cast<const kind##Node&>(n));
 #include "ir/nodes.def"
 #undef IR_NODE
@@ -22,7 +22,7 @@ template <class R> class Visitor {
   }
 
  protected:
-#define IR_NODE(kind, name) virtual R visit_##kind(const kind##Node& n) = 0;
+#define IR_NODE(kind, name, checks) virtual R visit_##kind(const kind##Node& n) = 0;
 #include "ir/nodes.def"
 #undef IR_NODE
 };

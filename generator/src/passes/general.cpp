@@ -28,7 +28,7 @@ class Simplifier : public ir::Mutator {
   explicit Simplifier(PassContext& context) : context_(context) {}
 
  protected:
-#define IR_NODE(kind, name)                                                                     \
+#define IR_NODE(kind, name, checks)                                                             \
   std::vector<Value> visit_##kind(const ir::kind##Node& n, std::vector<Value> inputs) override { \
     return simplify(n, std::move(inputs));                                                      \
   }

@@ -1,7 +1,9 @@
 #include "passes/util.h"
 
+#include <algorithm>
 #include <sstream>
 
+#include "ir/checks.h"
 #include "ir/mutator.h"
 #include "support/check.h"
 
@@ -163,7 +165,7 @@ class ValueReplacer : public ir::Mutator {
   explicit ValueReplacer(const std::unordered_map<ir::Value, ir::Value, ir::ValueHash>& r) : r_(r) {}
 
  protected:
-#define IR_NODE(kind, name)                                                                               \
+#define IR_NODE(kind, name, checks)                                                                       \
   std::vector<ir::Value> visit_##kind(const ir::kind##Node& n, std::vector<ir::Value> inputs) override { \
     return replace(n, std::move(inputs));                                                                  \
   }
@@ -192,60 +194,46 @@ std::vector<ir::Value> replace_values(const std::unordered_map<ir::Value, ir::Va
   return out;
 }
 
-bool can_fail(const ir::Node& n) {
+namespace {
+
+// Whether the checks n makes (ir/checks.h) provably pass, from its operands' static types and
+// constants; false where that cannot be known before the program runs.
+bool checks_always_pass(const ir::Node& n) {
+  auto broadcasts = [&](int first) {
+    for (int i = first; i < n.num_inputs(); ++i)
+      for (int j = i + 1; j < n.num_inputs(); ++j)
+        if (!broadcast_cannot_fail(n.input(i).type().shape, n.input(j).type().shape)) return false;
+    return true;
+  };
   switch (n.kind()) {
     case ir::NodeKind::Param:
     case ir::NodeKind::Constant:
     case ir::NodeKind::DimSize:
     case ir::NodeKind::Cast:
     case ir::NodeKind::Unary:
-    case ir::NodeKind::Arange:
     case ir::NodeKind::StopGradient:
-    case ir::NodeKind::Transpose: return false;
-    // Rewrites create reshapes with as many elements; the language's are checked.
-    case ir::NodeKind::Reshape: return n.as<ir::ReshapeNode>()->checked();
-    // Run-time checks: indices in range, k within the axis, a non-empty input.
-    case ir::NodeKind::Gather:
-    case ir::NodeKind::ScatterAdd:
-    case ir::NodeKind::ArgReduce:
-    case ir::NodeKind::TopK: return true;
-    case ir::NodeKind::Call: {
-      // Imported functions cannot fail (they are pure scalar functions); broadcasting can.
-      for (int i = 0; i < n.num_inputs(); ++i)
-        for (int j = i + 1; j < n.num_inputs(); ++j)
-          if (!broadcast_cannot_fail(n.input(i).type().shape, n.input(j).type().shape)) return true;
-      return false;
-    }
-    case ir::NodeKind::Select: {
-      const auto &c = n.input(0).type().shape, &a = n.input(1).type().shape, &b = n.input(2).type().shape;
-      return !(broadcast_cannot_fail(c, a) && broadcast_cannot_fail(c, b) && broadcast_cannot_fail(a, b));
-    }
-    case ir::NodeKind::Binary: {
-      const auto* b = n.as<ir::BinaryNode>();
-      DType d = n.input(0).type().dtype;
-      // Integer division, remainder and power check their right operand.
-      if (is_int(d) && (b->op() == ir::BinaryOp::Div || b->op() == ir::BinaryOp::Mod || b->op() == ir::BinaryOp::Pow))
-        return true;
-      return !broadcast_cannot_fail(n.input(0).type().shape, n.input(1).type().shape);
-    }
-    case ir::NodeKind::MatMul: {
-      const ir::Type& a = n.input(0).type();
-      const ir::Type& b = n.input(1).type();
-      return !a.shape.back().same_as(b.shape.front());
-    }
+    case ir::NodeKind::Transpose: return true;  // no checks
+    // Integer division, remainder and power check their right operand's elements.
+    case ir::NodeKind::Binary: return !ir::checks_elements(n) && broadcasts(0);
+    case ir::NodeKind::Select:
+    case ir::NodeKind::Call: return broadcasts(0);  // imported functions are pure scalar functions
+    case ir::NodeKind::Fill:
+      for (int i = 1; i < n.num_inputs(); ++i)
+        if (!ir::never_negative(n.input(i))) return false;
+      return true;
+    // stop - start overflows only when start < 0.
+    case ir::NodeKind::Arange: return ir::never_negative(n.input(0));
+    case ir::NodeKind::MatMul: return n.input(0).type().shape.back().same_as(n.input(1).type().shape.front());
     case ir::NodeKind::Reduce: {
-      const auto* r = n.as<ir::ReduceNode>();
-      if (r->op() != ir::ReduceOp::Max && r->op() != ir::ReduceOp::Min) return false;
       // max/min of nothing is an error: only a provably non-empty input cannot fail.
+      const auto* r = n.as<ir::ReduceNode>();
       const ir::Type& x = n.input(0).type();
-      if (r->axis()) return !(x.shape[size_t(*r->axis())].const_value().value_or(0) > 0);
-      for (const ir::Dim& d : x.shape)
-        if (!(d.const_value().value_or(0) > 0)) return true;
-      return false;
+      if (r->axis()) return x.shape[size_t(*r->axis())].const_value().value_or(0) > 0;
+      return std::all_of(x.shape.begin(), x.shape.end(), [](const ir::Dim& d) { return d.const_value().value_or(0) > 0; });
     }
     case ir::NodeKind::Index: {
-      // Slices clamp; a scalar index can be out of range unless it is a constant within a
-      // dimension of known size.
+      // Slices clamp; a scalar index is in range when it is a constant within a dimension of
+      // known size.
       const auto* idx = n.as<ir::IndexNode>();
       int op = 1;
       for (size_t d = 0; d < idx->specs().size(); ++d) {
@@ -253,24 +241,30 @@ bool can_fail(const ir::Node& n) {
         if (s.kind == ir::IndexSpec::Kind::Scalar) {
           auto c = ir::constant_value(n.input(op));
           auto size = n.input(0).type().shape[d].const_value();
-          if (!c || !size || c->i >= *size || c->i < -*size) return true;
+          if (!c || !size || c->i >= *size || c->i < -*size) return false;
         }
         op += s.num_operands();
       }
-      return false;
+      return true;
     }
-    case ir::NodeKind::Fill:
-      // A size that is neither another value's dimension nor a constant >= 0 may be negative.
-      for (int i = 1; i < n.num_inputs(); ++i) {
-        auto c = ir::constant_value(n.input(i));
-        if (n.input(i).node->kind() != ir::NodeKind::DimSize && !(c && c->i >= 0)) return true;
-      }
-      return false;
+    // Run-time checks: a reshape's count, declared dims, the value's shape in set/inc, indices
+    // in range, k within the axis, a non-empty input.
+    case ir::NodeKind::Reshape:
+    case ir::NodeKind::CheckShape:
     case ir::NodeKind::Update:
-    case ir::NodeKind::CheckShape: return true;
-    case ir::NodeKind::Scan: return scan_can_fail(*n.as<ir::ScanNode>());
+    case ir::NodeKind::Gather:
+    case ir::NodeKind::ScatterAdd:
+    case ir::NodeKind::ArgReduce:
+    case ir::NodeKind::TopK: return false;
+    case ir::NodeKind::Scan: return !scan_can_fail(*n.as<ir::ScanNode>());
   }
-  return true;
+  return false;
+}
+
+}  // namespace
+
+bool can_fail(const ir::Node& n) {
+  return (ir::checks_shape(n) || ir::checks_elements(n)) && !checks_always_pass(n);
 }
 
 namespace {

@@ -6,26 +6,27 @@ namespace scangen::codegen::lowering {
 
 std::string dtype_text(DType d) { return std::string(dtype_name(d)); }
 
-// Message parts that print a shape: "[", d0, ", ", d1, "]".
-std::vector<MessagePart> shape_parts(const std::vector<ExprRef>& dims) {
-  std::vector<MessagePart> parts{{"[", nullptr}};
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) parts.push_back({", ", nullptr});
-    parts.push_back({"", dims[i]});
-  }
-  parts.push_back({"]", nullptr});
-  return parts;
-}
+namespace {
 
-std::vector<MessagePart> typed_shape_parts(DType d, const std::vector<ExprRef>& dims) {
-  std::vector<MessagePart> parts{{dtype_text(d), nullptr}};
-  if (!dims.empty()) {
-    auto s = shape_parts(dims);
-    parts.insert(parts.end(), s.begin(), s.end());
+struct PartsSink {
+  std::vector<MessagePart> parts;
+  void text(const std::string& t) {
+    if (!parts.empty() && !parts.back().value) parts.back().text += t;
+    else parts.push_back({t, nullptr});
   }
-  return parts;
-}
+  void value(const ExprRef& v) {
+    if (std::optional<int64_t> c = lir::const_int(v)) return text(std::to_string(*c));
+    parts.push_back({"", v});
+  }
+};
 
+}  // namespace
+
+std::vector<MessagePart> message(RuntimeErrorId id, const std::vector<ErrorArg>& args) {
+  PartsSink sink;
+  ir::format_runtime_error(id, args, sink);
+  return sink.parts;
+}
 
 // Operations computed element by element from their operands (fused into loops over their elements).
 bool computes_elementwise(NodeKind k) {

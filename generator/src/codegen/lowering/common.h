@@ -10,6 +10,7 @@
 #include "codegen/cpp_names.h"
 #include "codegen/loop_ir.h"
 #include "ir/ir.h"
+#include "ir/runtime_errors.h"
 
 namespace scangen::codegen::lowering {
 
@@ -19,6 +20,9 @@ using ir::NodeKind;
 using ir::Value;
 using lir::ExprRef;
 using lir::MessagePart;
+using ir::RuntimeErrorId;
+// An argument of a run-time error's message: text, or integers the program computes.
+using ErrorArg = ir::ErrorArg<ExprRef>;
 using lir::Stmt;
 using lir::StmtKind;
 using lir::StmtRef;
@@ -68,10 +72,9 @@ struct Tensor {
 };
 
 std::string dtype_text(DType d);
-// Message parts that print a shape: "[", d0, ", ", d1, "]".
-std::vector<MessagePart> shape_parts(const std::vector<ExprRef>& dims);
-// The same after the element type: "f32[", d0, "]".
-std::vector<MessagePart> typed_shape_parts(DType d, const std::vector<ExprRef>& dims);
+// The message of a catalogue entry (ir/runtime_errors.def) as the parts a check prints; integers
+// known when compiling are text.
+std::vector<MessagePart> message(RuntimeErrorId id, const std::vector<ErrorArg>& args);
 // Operations computed element by element from their operands (fused into loops over their elements).
 bool computes_elementwise(NodeKind k);
 

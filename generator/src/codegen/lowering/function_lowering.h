@@ -77,9 +77,13 @@ class FunctionLowering {
     emit(lir::store_stmt(ptr->name, std::move(index), std::move(value)));
   }
 
-  void check(ExprRef cond, const Loc& loc, std::vector<MessagePart> message) {
+  // Fails the program at `loc` with the catalogue's error `id` unless `cond` holds.
+  void check(ExprRef cond, const Loc& loc, RuntimeErrorId id, const std::vector<ErrorArg>& args) {
+    check(std::move(cond), loc, message(id, args));
+  }
+  void check(ExprRef cond, const Loc& loc, std::vector<MessagePart> failure) {
     if (cond->kind == lir::ExprKind::Imm && cond->imm.i) return;
-    emit(lir::check_stmt(std::move(cond), loc.line, loc.col, std::move(message)));
+    emit(lir::check_stmt(std::move(cond), loc.line, loc.col, std::move(failure)));
   }
 
   void call(const std::string& callee, std::vector<ExprRef> args) {
@@ -137,16 +141,12 @@ class FunctionLowering {
   // without `bytes`: allocation_failure() of the runtime, which the interpreter raises.
   static std::vector<MessagePart> allocation_message(const std::string& what, DType elem, const std::vector<ExprRef>& dims,
                                                      const ExprRef& bytes) {
-    std::vector<MessagePart> m{{"cannot allocate " + what + " (" + dtype_text(elem), nullptr}};
-    for (MessagePart& p : shape_parts(dims)) m.push_back(std::move(p));
-    if (bytes) {
-      m.push_back({", ", nullptr});
-      m.push_back({"", bytes});
-      m.push_back({" bytes)", nullptr});
-    } else {
-      m.push_back({", more than " + std::to_string(kMaxTensorBytes) + " bytes)", nullptr});
-    }
-    return m;
+    if (bytes)
+      return message(RuntimeErrorId::cannot_allocate, {ErrorArg::text_of(what), ErrorArg::text_of(dtype_text(elem)),
+                                                       ErrorArg::shape(dims), ErrorArg::number(bytes)});
+    return message(RuntimeErrorId::cannot_allocate_over_limit,
+                   {ErrorArg::text_of(what), ErrorArg::text_of(dtype_text(elem)), ErrorArg::shape(dims),
+                    ErrorArg::text_of(std::to_string(kMaxTensorBytes))});
   }
 
   // The buffer a value of `dims` is computed into: `dest` when given (whoever made it checked its

@@ -14,14 +14,13 @@ namespace scangen::codegen::lowering {
 // in memory, which always do). The memory a caller gives for a result is checked the same way.
 void FunctionLowering::check_caller_tensor_size(const std::string& what, const Loc& loc, const Tensor& t) {
   for (size_t axis = 0; axis < t.dims.size(); ++axis)
-    check(lir::ge(t.dims[axis], lir::i64(0)), loc,
-          {{what + ": dimension " + std::to_string(axis) + " is ", nullptr}, {"", t.dims[axis]},
-           {"; dimensions must be >= 0", nullptr}});
+    check(lir::ge(t.dims[axis], lir::i64(0)), loc, RuntimeErrorId::caller_dimension_negative,
+          {ErrorArg::text_of(what), ErrorArg::text_of(std::to_string(axis)), ErrorArg::number(t.dims[axis])});
   if (t.dims.empty()) return;
-  std::vector<MessagePart> too_large{{what + " (" + dtype_text(t.dtype), nullptr}};
-  for (MessagePart& p : shape_parts(t.dims)) too_large.push_back(std::move(p));
-  too_large.push_back({") is larger than " + std::to_string(kMaxTensorBytes) + " bytes", nullptr});
-  checked_count(t.dims, t.dtype, loc, std::move(too_large));
+  checked_count(t.dims, t.dtype, loc,
+                message(RuntimeErrorId::caller_tensor_too_large,
+                        {ErrorArg::text_of(what), ErrorArg::text_of(dtype_text(t.dtype)), ErrorArg::shape(t.dims),
+                         ErrorArg::text_of(std::to_string(kMaxTensorBytes))}));
 }
 
 // Checks `dims` against a declared type, in the interpreter's words: a constant, or a symbol bound
@@ -31,10 +30,10 @@ void FunctionLowering::check_declared_shape(const std::string& what, const std::
                                             Symbols& symbols) {
   for (size_t axis = 0; axis < dims.size(); ++axis) {
     const ir::Dim& d = declared.shape[axis];
-    std::vector<MessagePart> msg{{what + ": dimension " + std::to_string(axis) + " is ", nullptr}, {"", dims[axis]}};
+    const ErrorArg where = ErrorArg::text_of(what), at = ErrorArg::text_of(std::to_string(axis));
     if (d.kind() == ir::Dim::Kind::Const) {
-      msg.push_back({" but must be " + std::to_string(d.offset()), nullptr});
-      check(lir::eq(dims[axis], lir::i64(d.offset())), loc, msg);
+      check(lir::eq(dims[axis], lir::i64(d.offset())), loc, RuntimeErrorId::dimension_mismatch,
+            {where, at, ErrorArg::number(dims[axis]), ErrorArg::number(lir::i64(d.offset()))});
     } else if (d.kind() == ir::Dim::Kind::Sym) {
       auto it = symbols.find(d.symbol_name());
       if (it == symbols.end()) {
@@ -42,10 +41,9 @@ void FunctionLowering::check_declared_shape(const std::string& what, const std::
         symbols[d.symbol_name()] = {dims[axis], "dimension " + std::to_string(axis) + " of '" + name + "'"};
         continue;
       }
-      msg.push_back({" but " + d.symbol_name() + " = ", nullptr});
-      msg.push_back({"", it->second.value});
-      msg.push_back({" (" + it->second.source + ")", nullptr});
-      check(lir::eq(dims[axis], it->second.value), loc, msg);
+      check(lir::eq(dims[axis], it->second.value), loc, RuntimeErrorId::dimension_mismatch_bound,
+            {where, at, ErrorArg::number(dims[axis]), ErrorArg::text_of(d.symbol_name()),
+             ErrorArg::number(it->second.value), ErrorArg::text_of(it->second.source)});
     }
   }
 }

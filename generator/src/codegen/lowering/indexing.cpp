@@ -10,9 +10,8 @@ namespace scangen::codegen::lowering {
 
 ExprRef GraphLowering::checked_position(const ir::Node& n, const ExprRef& given, const ExprRef& size, size_t dim) {
   ExprRef i = F.let("index", lir::select(lir::lt(given, lir::i64(0)), lir::add(given, size), given));
-  F.check(lir::logical_and(lir::ge(i, lir::i64(0)), lir::lt(i, size)), n.loc(),
-          {{"index ", nullptr}, {"", given}, {" is out of range for dimension " + std::to_string(dim) + " of size ", nullptr},
-           {"", size}});
+  F.check(lir::logical_and(lir::ge(i, lir::i64(0)), lir::lt(i, size)), n.loc(), RuntimeErrorId::index_out_of_range,
+          {ErrorArg::number(given), ErrorArg::text_of(std::to_string(dim)), ErrorArg::number(size)});
   return i;
 }
 
@@ -147,12 +146,8 @@ Tensor GraphLowering::update(const ir::UpdateNode& n, const ExprRef& dest) {
   for (size_t j = vr; j-- > 0;) {
     size_t d = j + rd.size() - vr;
     ExprRef vd = v.dims[j];
-    std::vector<MessagePart> msg{{std::string(n.accumulate() ? "inc" : "set") + ": a value of shape ", nullptr}};
-    auto a = shape_parts(v.dims), b = shape_parts(rd);
-    msg.insert(msg.end(), a.begin(), a.end());
-    msg.push_back({" cannot be stored into a region of shape ", nullptr});
-    msg.insert(msg.end(), b.begin(), b.end());
-    F.check(lir::logical_or(lir::eq(vd, lir::i64(1)), lir::eq(vd, rd[d])), n.loc(), msg);
+    F.check(lir::logical_or(lir::eq(vd, lir::i64(1)), lir::eq(vd, rd[d])), n.loc(), RuntimeErrorId::update_shape,
+            {ErrorArg::text_of(n.accumulate() ? "inc" : "set"), ErrorArg::shape(v.dims), ErrorArg::shape(rd)});
     vstrides[d] = F.let("stride", lir::select(lir::eq(vd, lir::i64(1)), lir::i64(0), vs));
     vs = F.let("stride", lir::mul(vs, vd));
   }

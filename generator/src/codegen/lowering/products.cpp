@@ -47,7 +47,7 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
     ExprRef acc;
     if (extremum) {
       F.check(lir::ge(total, lir::i64(1)), n.loc(),
-              {{std::string(name) + (n.axis() ? " over an axis of size 0" : " of an empty array"), nullptr}});
+              n.axis() ? RuntimeErrorId::reduce_empty_axis : RuntimeErrorId::reduce_empty, {ErrorArg::text_of(name)});
       acc = F.decl(name, lir::load(x.data, lir::i64(0)));
       F.loop("i", lir::i64(1), total, lir::LoopKind::Serial,
              [&](ExprRef i) { F.assign(acc, combine(acc, lir::load(x.data, i))); });
@@ -68,7 +68,7 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
     std::vector<ExprRef> out_dims = xd;
     out_dims.erase(out_dims.begin() + *n.axis());
     F.check(lir::logical_or(lir::ge(length, lir::i64(1)), lir::eq(F.product(out_dims, "count"), lir::i64(0))), n.loc(),
-            {{std::string(name) + " over an axis of size 0", nullptr}});
+            RuntimeErrorId::reduce_empty_axis, {ErrorArg::text_of(name)});
     value(sibling->output(0));
     Tensor t = arg_extremes_.at(sibling);
     if (dest) {
@@ -101,7 +101,7 @@ Tensor GraphLowering::reduce(const ir::ReduceNode& n, const ExprRef& dest) {
   out.whole = !dest;
   if (extremum)
     F.check(lir::logical_or(lir::ge(length, lir::i64(1)), lir::eq(count, lir::i64(0))), n.loc(),
-            {{std::string(name) + " over an axis of size 0", nullptr}});
+            RuntimeErrorId::reduce_empty_axis, {ErrorArg::text_of(name)});
   F.loop("o", lir::i64(0), outer, lir::LoopKind::Serial, [&](ExprRef o) {
     ExprRef out_row = F.let("out_row", lir::mul(o, inner));
     ExprRef in_base = F.let("in_row", lir::mul(lir::mul(o, length), inner));
@@ -134,17 +134,9 @@ Tensor GraphLowering::matmul(const ir::MatMulNode& n, const ExprRef& dest) {
   ExprRef k = a.dims.back();
   ExprRef kb = b.dims[0];
   ExprRef cols = b.rank == 2 ? b.dims[1] : lir::i64(1);
-  std::vector<MessagePart> msg{{"'@' of ", nullptr}};
-  auto ta = typed_shape_parts(d, a.dims), tb = typed_shape_parts(d, b.dims);
-  msg.insert(msg.end(), ta.begin(), ta.end());
-  msg.push_back({" and ", nullptr});
-  msg.insert(msg.end(), tb.begin(), tb.end());
-  msg.push_back({": inner dimensions differ (", nullptr});
-  msg.push_back({"", k});
-  msg.push_back({" and ", nullptr});
-  msg.push_back({"", kb});
-  msg.push_back({")", nullptr});
-  F.check(lir::eq(k, kb), n.loc(), msg);
+  F.check(lir::eq(k, kb), n.loc(), RuntimeErrorId::matmul_inner,
+          {ErrorArg::text_of(dtype_text(d)), ErrorArg::shape(a.dims), ErrorArg::text_of(dtype_text(d)),
+           ErrorArg::shape(b.dims), ErrorArg::number(k), ErrorArg::number(kb)});
   Tensor out;
   out.dtype = d;
   out.rank = n.output_types()[0].rank();

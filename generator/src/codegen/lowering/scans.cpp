@@ -175,7 +175,7 @@ void ScanLowering::compute_inputs() {
 void ScanLowering::count_steps() {
   if (info_.has_steps) {
     steps_ = outer_.value(n_.input(info_.steps_input())).scalar;
-    F.check(lir::ge(steps_, lir::i64(0)), n_.loc(), {{"steps is ", nullptr}, {"", steps_}, {"; it must be >= 0", nullptr}});
+    F.check(lir::ge(steps_, lir::i64(0)), n_.loc(), RuntimeErrorId::steps_negative, {ErrorArg::number(steps_)});
   }
   for (size_t s = 0; s < info_.sequences.size(); ++s) {
     const ir::ScanSequence& seq = info_.sequences[s];
@@ -187,10 +187,9 @@ void ScanLowering::count_steps() {
     ExprRef allowed = seq.span() == 0 ? u.dims[0]
                                       : F.let("allowed", lir::max(lir::sub(u.dims[0], lir::i64(seq.span())), lir::i64(0)));
     if (info_.has_steps) {
-      F.check(lir::ge(allowed, steps_), n_.loc(),
-              {{"sequence '" + seq.label + "' has length ", nullptr}, {"", u.dims[0]},
-               {" and taps [" + seq.taps_text() + "]: too short for steps = ", nullptr}, {"", steps_},
-               {" (it allows ", nullptr}, {"", allowed}, {")", nullptr}});
+      F.check(lir::ge(allowed, steps_), n_.loc(), RuntimeErrorId::sequence_too_short,
+              {ErrorArg::text_of(seq.label), ErrorArg::number(u.dims[0]), ErrorArg::text_of(seq.taps_text()),
+               ErrorArg::number(steps_), ErrorArg::number(allowed)});
     } else {
       steps_ = s == 0 ? allowed : F.let("steps", lir::min(steps_, allowed));
     }

@@ -119,7 +119,7 @@ Tensor GraphLowering::arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest
   if (!n.axis() || x.rank == 1) {
     ExprRef total = F.product(x.dims, "count");
     F.check(lir::ge(total, lir::i64(1)), n.loc(),
-            {{name + (n.axis() ? " over an axis of size 0" : " of an empty array"), nullptr}});
+            n.axis() ? RuntimeErrorId::reduce_empty_axis : RuntimeErrorId::reduce_empty, {ErrorArg::text_of(name)});
     Tensor out;
     out.dtype = DType::I64;
     out.scalar = first_extreme(lir::i64(0), total, lir::i64(1));
@@ -133,7 +133,7 @@ Tensor GraphLowering::arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest
   Tensor out = fresh_result(n, dest, "positions");
   ExprRef count = F.product(out.dims, "count");
   F.check(lir::logical_or(lir::ge(length, lir::i64(1)), lir::eq(count, lir::i64(0))), n.loc(),
-          {{name + " over an axis of size 0", nullptr}});
+          RuntimeErrorId::reduce_empty_axis, {ErrorArg::text_of(name)});
   if (axis + 1 == x.rank) {
     // Along the last axis: one walk per output element (a thread each on a GPU).
     F.loop("e", lir::i64(0), count, lir::LoopKind::Vector,
@@ -191,8 +191,8 @@ Tensor GraphLowering::top_k(const ir::TopKNode& n, const ExprRef& dest) {
   Tensor x = value(n.input(0));
   ExprRef k = value(n.input(1)).scalar;
   ExprRef length = x.dims.back();
-  F.check(lir::logical_and(lir::ge(k, lir::i64(0)), lir::ge(length, k)), n.loc(),
-          {{"top_k: k is ", nullptr}, {"", k}, {" but the last axis has size ", nullptr}, {"", length}});
+  F.check(lir::logical_and(lir::ge(k, lir::i64(0)), lir::ge(length, k)), n.loc(), RuntimeErrorId::top_k_out_of_range,
+          {ErrorArg::number(k), ErrorArg::number(length)});
   Tensor out = fresh_result(n, dest, "positions");
   ExprRef rows = F.product({x.dims.begin(), x.dims.end() - 1}, "rows");
   // The values kept so far, in the order of `out`.

@@ -3,6 +3,8 @@
 #include "codegen/lowering/function_lowering.h"
 #include "codegen/lowering/graph_lowering.h"
 #include "ir/analysis.h"
+#include "ir/checks.h"
+#include "ir/shape_rules.h"
 #include "support/check.h"
 
 namespace scangen::codegen::lowering {
@@ -24,17 +26,20 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
     case NodeKind::DimSize: return {};
     case NodeKind::Arange: {
       ExprRef a = size_operand(n.input(0)), b = size_operand(n.input(1));
-      return known({a && b ? F.let("length", lir::max(lir::sub(b, a), lir::i64(0))) : nullptr});
+      if (!a || !b) return known({nullptr});
+      // stop - start must not overflow: stop <= INT64_MAX + start where start < 0.
+      if (!ir::never_negative(n.input(0)))
+        F.check(lir::ge(lir::add(lir::i64(INT64_MAX), lir::min(a, lir::i64(0))), b), n.loc(),
+                RuntimeErrorId::arange_too_large, {});
+      return known({F.let("length", lir::max(lir::sub(b, a), lir::i64(0)))});
     }
     case NodeKind::Fill: {
       std::vector<ExprRef> d;
       for (int i = 1; i < n.num_inputs(); ++i) {
         ExprRef size = size_operand(n.input(i));
-        // Sizes taken from another value's shape cannot be negative.
-        if (size && n.input(i).node->kind() != NodeKind::DimSize)
-          F.check(lir::ge(size, lir::i64(0)), n.loc(),
-                {{"dimension " + std::to_string(i - 1) + " of the result is ", nullptr}, {"", size},
-                 {"; sizes must be >= 0", nullptr}});
+        if (size && !ir::never_negative(n.input(i)))
+          F.check(lir::ge(size, lir::i64(0)), n.loc(), RuntimeErrorId::fill_size_negative,
+                  {ErrorArg::text_of(std::to_string(i - 1)), ErrorArg::number(size)});
         d.push_back(size);
       }
       return known(d);
@@ -49,11 +54,13 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
         const DimCheck& k = c->checks()[axis];
         if (k.kind == DimCheck::Kind::None || !d[axis]) continue;  // an unknown dim is checked in the step
         ExprRef want = k.kind == DimCheck::Kind::Const ? lir::i64(k.value) : value(n.input(int(k.value))).scalar;
-        std::vector<MessagePart> msg{{c->what() + ": dimension " + std::to_string(axis) + " is ", nullptr},
-                                     {"", d[axis]},
-                                     {k.symbol.empty() ? " but must be " : " but must be " + k.symbol + " = ", nullptr},
-                                     {"", want}};
-        F.check(lir::eq(d[axis], want), n.loc(), msg);
+        const ErrorArg what = ErrorArg::text_of(c->what()), at = ErrorArg::text_of(std::to_string(axis));
+        if (k.symbol.empty())
+          F.check(lir::eq(d[axis], want), n.loc(), RuntimeErrorId::dimension_mismatch,
+                  {what, at, ErrorArg::number(d[axis]), ErrorArg::number(want)});
+        else
+          F.check(lir::eq(d[axis], want), n.loc(), RuntimeErrorId::dimension_mismatch_symbol,
+                  {what, at, ErrorArg::number(d[axis]), ErrorArg::text_of(k.symbol), ErrorArg::number(want)});
       }
       return d;
     }
@@ -66,30 +73,13 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       if (n.as<ir::ReshapeNode>()->checked()) check_reshape(*n.as<ir::ReshapeNode>(), d);
       return known(d);
     }
-    case NodeKind::Transpose: {
-      std::vector<ExprRef> x = dims(n.input(0)), d;
-      for (int p : n.as<ir::TransposeNode>()->perm()) d.push_back(x[size_t(p)]);
-      return d;
-    }
-    case NodeKind::Gather: {
-      std::vector<ExprRef> d = dims(n.input(1)), x = dims(n.input(0));
-      d.insert(d.end(), x.begin() + 1, x.end());
-      return d;
-    }
+    case NodeKind::Transpose: return ir::transpose_shape(dims(n.input(0)), n.as<ir::TransposeNode>()->perm());
+    case NodeKind::Gather: return ir::gather_shape(dims(n.input(0)), dims(n.input(1)));
     case NodeKind::ScatterAdd: return dims(n.input(0));
-    case NodeKind::TopK: {
-      std::vector<ExprRef> d = dims(n.input(0));
-      d.back() = size_operand(n.input(1));
-      return known(d);
-    }
+    case NodeKind::TopK: return known(ir::top_k_shape(dims(n.input(0)), size_operand(n.input(1))));
     case NodeKind::Reduce:
     case NodeKind::ArgReduce: return ir::without_reduced_axis(n, dims(n.input(0)));
-    case NodeKind::MatMul: {
-      std::vector<ExprRef> a = dims(n.input(0)), b = dims(n.input(1)), d;
-      if (a.size() == 2) d.push_back(a[0]);
-      if (b.size() == 2) d.push_back(b[1]);
-      return d;
-    }
+    case NodeKind::MatMul: return ir::matmul_shape(dims(n.input(0)), dims(n.input(1)));
     case NodeKind::Index: return known(index_dims(*n.as<ir::IndexNode>()));
     case NodeKind::Scan: return known(scan_dims(*n.as<ir::ScanNode>(), output));
   }
@@ -113,10 +103,8 @@ void GraphLowering::check_reshape(const ir::ReshapeNode& n, const std::vector<Ex
     product = F.let("product", lir::select(lir::eq(d, lir::i64(0)), lir::i64(0),
                                            lir::select(over, lir::add(count, lir::i64(1)), lir::mul(product, lir::max(d, lir::i64(0))))));
   }
-  std::vector<MessagePart> msg{{"reshape: an array of ", nullptr}, {"", count}, {" elements cannot take the shape ", nullptr}};
-  auto shape = shape_parts(sizes);
-  msg.insert(msg.end(), shape.begin(), shape.end());
-  F.check(lir::logical_and(ok, lir::eq(product, count)), n.loc(), msg);
+  F.check(lir::logical_and(ok, lir::eq(product, count)), n.loc(), RuntimeErrorId::reshape_count,
+          {ErrorArg::number(count), ErrorArg::shape(sizes)});
 }
 
 // NumPy broadcasting, statically where the IR knows the dims are equal or 1. A dim that depends on
@@ -155,14 +143,8 @@ std::vector<ExprRef> GraphLowering::broadcast_dims(const ir::Node& n) {
       // result = broadcast(result, c), failing like the interpreter when neither is 1.
       ExprRef ok = lir::logical_or(lir::logical_or(lir::eq(c, result), lir::eq(c, lir::i64(1))),
                                    lir::eq(result, lir::i64(1)));
-      std::vector<MessagePart> msg{{"shapes ", nullptr}};
-      auto a = shape_parts(in[0]);
-      msg.insert(msg.end(), a.begin(), a.end());
-      msg.push_back({" and ", nullptr});
-      auto b = shape_parts(in.size() > 1 ? in[1] : in[0]);
-      msg.insert(msg.end(), b.begin(), b.end());
-      msg.push_back({" cannot be broadcast together", nullptr});
-      F.check(ok, n.loc(), msg);
+      F.check(ok, n.loc(), RuntimeErrorId::broadcast,
+              {ErrorArg::shape(in[0]), ErrorArg::shape(in.size() > 1 ? in[1] : in[0])});
       result = F.let("size", lir::select(lir::eq(result, lir::i64(1)), c, result));
     }
     out[d] = result;
@@ -170,40 +152,21 @@ std::vector<ExprRef> GraphLowering::broadcast_dims(const ir::Node& n) {
   return out;
 }
 
-// Only the slices decide the shape; their bounds are values.
+// Only the slices decide the shape; their bounds are values, clamped as Python does. A length
+// that depends on a step value not known yet is null.
 std::vector<ExprRef> GraphLowering::index_dims(const ir::IndexNode& n) {
-  std::vector<ExprRef> x = dims(n.input(0)), d;
-  int op = 1;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (i >= n.specs().size()) {
-      d.push_back(x[i]);
-      continue;
-    }
-    const IndexSpec& s = n.specs()[i];
-    if (s.kind == IndexSpec::Kind::Scalar) {
-      ++op;
-      continue;
-    }
-    if (!s.has_lo && !s.has_hi) {
-      d.push_back(x[i]);
-      continue;
-    }
-    ExprRef n_i = x[i];
-    ExprRef lo_value = s.has_lo ? size_operand(n.input(op++)) : lir::i64(0);
-    ExprRef hi_value = s.has_hi ? size_operand(n.input(op++)) : n_i;
-    if (!n_i || !lo_value || !hi_value) {
-      d.push_back(nullptr);
-      continue;
-    }
+  return ir::index_shape(dims(n.input(0)), n.specs(), [&](const ExprRef& size, int lo, int hi) -> ExprRef {
+    ExprRef lo_value = lo >= 0 ? size_operand(n.input(1 + lo)) : lir::i64(0);
+    ExprRef hi_value = hi >= 0 ? size_operand(n.input(1 + hi)) : size;
+    if (!size || !lo_value || !hi_value) return nullptr;
     auto clamp = [&](ExprRef v) {
-      ExprRef wrapped = lir::select(lir::lt(v, lir::i64(0)), lir::add(v, n_i), v);
-      return F.let("bound", lir::min(lir::max(wrapped, lir::i64(0)), n_i));
+      ExprRef wrapped = lir::select(lir::lt(v, lir::i64(0)), lir::add(v, size), v);
+      return F.let("bound", lir::min(lir::max(wrapped, lir::i64(0)), size));
     };
-    ExprRef lo = s.has_lo ? clamp(lo_value) : lir::i64(0);
-    ExprRef hi = s.has_hi ? clamp(hi_value) : n_i;
-    d.push_back(F.let("length", lir::max(lir::sub(hi, lo), lir::i64(0))));
-  }
-  return d;
+    ExprRef start = lo >= 0 ? clamp(lo_value) : lir::i64(0);
+    ExprRef stop = hi >= 0 ? clamp(hi_value) : size;
+    return F.let("length", lir::max(lir::sub(stop, start), lir::i64(0)));
+  });
 }
 
 // The step count and the step shape of a nested scan without running it, unless it stops on

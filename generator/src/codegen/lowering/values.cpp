@@ -3,6 +3,7 @@
 #include "codegen/lowering/function_lowering.h"
 #include "codegen/lowering/graph_lowering.h"
 #include "ir/analysis.h"
+#include "ir/checks.h"
 #include "support/check.h"
 
 namespace scangen::codegen::lowering {
@@ -19,49 +20,12 @@ GraphLowering::GraphLowering(FunctionLowering& f, const ir::Graph& g, std::vecto
   for (const Value& r : g.results) ++uses_[{r.node.get(), r.index}];
 }
 
+// Whether computing v's elements may fail: the checks of shapes are made with the dims anyway.
 bool GraphLowering::may_fail(const Value& v) {
   const ir::Node& n = *v.node;
   auto it = may_fail_memo_.find(&n);
   if (it != may_fail_memo_.end()) return it->second;
-  bool fails = true;
-  switch (n.kind()) {
-    case NodeKind::Param:
-    case NodeKind::Constant:
-    case NodeKind::DimSize:
-    case NodeKind::Unary:
-    case NodeKind::Cast:
-    case NodeKind::Select:
-    case NodeKind::Call:
-    case NodeKind::Fill:
-    case NodeKind::Arange:
-    case NodeKind::Reshape:  // its checks are in its dims
-    case NodeKind::Transpose:
-    case NodeKind::CheckShape: fails = false; break;
-    case NodeKind::Binary: {
-      ir::BinaryOp op = n.as<ir::BinaryNode>()->op();
-      fails = is_int(n.input(0).type().dtype) &&
-              (op == ir::BinaryOp::Div || op == ir::BinaryOp::Mod || op == ir::BinaryOp::Pow);
-      break;
-    }
-    case NodeKind::Reduce: {
-      ir::ReduceOp op = n.as<ir::ReduceNode>()->op();
-      fails = op == ir::ReduceOp::Max || op == ir::ReduceOp::Min;
-      break;
-    }
-    case NodeKind::Index: {
-      const auto& specs = n.as<ir::IndexNode>()->specs();
-      fails = std::any_of(specs.begin(), specs.end(), [](const IndexSpec& s) { return s.kind == IndexSpec::Kind::Scalar; });
-      break;
-    }
-    case NodeKind::MatMul:
-    case NodeKind::Update:
-    case NodeKind::Gather:
-    case NodeKind::ScatterAdd:
-    case NodeKind::ArgReduce:
-    case NodeKind::TopK:
-    case NodeKind::Scan:
-    case NodeKind::StopGradient: fails = true; break;
-  }
+  bool fails = ir::checks_elements(n);
   for (int i = 0; !fails && i < n.num_inputs(); ++i) fails = may_fail(n.input(i));
   may_fail_memo_[&n] = fails;
   return fails;
@@ -221,10 +185,10 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
       DType d = in[0]->type;
       if (is_int(d) && (op == ir::BinaryOp::Div || op == ir::BinaryOp::Mod))
         F.check(lir::binary(ir::BinaryOp::Ne, in[1], lir::imm(ir::Scalar::of_int(d, 0))), n.loc(),
-                {{"integer division by zero", nullptr}});
+                RuntimeErrorId::integer_division_by_zero, {});
       if (is_int(d) && op == ir::BinaryOp::Pow)
         F.check(lir::binary(ir::BinaryOp::Ge, in[1], lir::imm(ir::Scalar::of_int(d, 0))), n.loc(),
-                {{"negative integer exponent ", nullptr}, {"", lir::cast(DType::I64, in[1])}});
+                RuntimeErrorId::negative_exponent, {ErrorArg::number(lir::cast(DType::I64, in[1]))});
       return lir::binary(op, in[0], in[1]);
     }
     case NodeKind::Param:

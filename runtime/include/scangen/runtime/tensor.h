@@ -42,6 +42,10 @@ class AllocationError : public RuntimeError {
   AllocationError(DType dtype, Shape shape, std::optional<int64_t> bytes);
   // The same failure said of `what` ("the value"), at a location of the .scan program.
   RuntimeError located(const std::string& what, int line, int column) const;
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  // The bytes asked for, or nullopt when they exceed kMaxTensorBytes.
+  const std::optional<int64_t>& bytes() const { return bytes_; }
 
  private:
   DType dtype_;
