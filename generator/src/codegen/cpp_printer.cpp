@@ -85,8 +85,21 @@ std::string CppPrinter::expr(const ExprRef& e, bool plain) {
           if (!is_float(e->type)) return "sg::neg(" + a + ")";
           // `--x` would be a decrement: a negated negative operand gets parentheses.
           return a[0] == '-' ? "-(" + a + ")" : "-" + a;
-        default: return std::string("sg::") + ir::unary_op_name(e->uop) + "(" + a + ")";
+        case ir::UnaryOp::Abs:
+        case ir::UnaryOp::Sign:
+        case ir::UnaryOp::Exp:
+        case ir::UnaryOp::Log:
+        case ir::UnaryOp::Log1p:
+        case ir::UnaryOp::Expm1:
+        case ir::UnaryOp::Sqrt:
+        case ir::UnaryOp::Sin:
+        case ir::UnaryOp::Cos:
+        case ir::UnaryOp::Tanh:
+        case ir::UnaryOp::Sigmoid:
+        case ir::UnaryOp::Floor:
+        case ir::UnaryOp::Ceil: return std::string("sg::") + ir::unary_op_name(e->uop) + "(" + a + ")";
       }
+      return "?";
     }
     case ExprKind::Binary: return binary(*e);
     case ExprKind::Select: return "(" + expr(e->a, true) + " ? " + expr(e->b, plain) + " : " + expr(e->c, plain) + ")";

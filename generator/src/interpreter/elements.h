@@ -49,28 +49,24 @@ template <class T> T unary(ir::UnaryOp op, T a) {
   if constexpr (std::is_same_v<T, bool>) {
     return op == UnaryOp::Not ? !a : a;
   } else {
+    // Sema admits only the integer-capable operators (ops.def) on integers.
+    constexpr bool is_float = std::is_floating_point_v<T>;
     switch (op) {
       case UnaryOp::Neg: return sc::neg(a);
       case UnaryOp::Abs: return sc::abs(a);
       case UnaryOp::Sign: return sc::sign(a);
       case UnaryOp::Not: break;
-      default:
-        if constexpr (std::is_floating_point_v<T>) {
-          switch (op) {
-            case UnaryOp::Exp: return sc::exp(a);
-            case UnaryOp::Log: return sc::log(a);
-            case UnaryOp::Log1p: return sc::log1p(a);
-            case UnaryOp::Expm1: return sc::expm1(a);
-            case UnaryOp::Sqrt: return sc::sqrt(a);
-            case UnaryOp::Sin: return sc::sin(a);
-            case UnaryOp::Cos: return sc::cos(a);
-            case UnaryOp::Tanh: return sc::tanh(a);
-            case UnaryOp::Sigmoid: return sc::sigmoid(a);
-            case UnaryOp::Floor: return sc::floor(a);
-            case UnaryOp::Ceil: return sc::ceil(a);
-            default: break;
-          }
-        }
+      case UnaryOp::Exp: if constexpr (is_float) return sc::exp(a); break;
+      case UnaryOp::Log: if constexpr (is_float) return sc::log(a); break;
+      case UnaryOp::Log1p: if constexpr (is_float) return sc::log1p(a); break;
+      case UnaryOp::Expm1: if constexpr (is_float) return sc::expm1(a); break;
+      case UnaryOp::Sqrt: if constexpr (is_float) return sc::sqrt(a); break;
+      case UnaryOp::Sin: if constexpr (is_float) return sc::sin(a); break;
+      case UnaryOp::Cos: if constexpr (is_float) return sc::cos(a); break;
+      case UnaryOp::Tanh: if constexpr (is_float) return sc::tanh(a); break;
+      case UnaryOp::Sigmoid: if constexpr (is_float) return sc::sigmoid(a); break;
+      case UnaryOp::Floor: if constexpr (is_float) return sc::floor(a); break;
+      case UnaryOp::Ceil: if constexpr (is_float) return sc::ceil(a); break;
     }
     SCANGEN_UNREACHABLE(std::string("unary ") + ir::unary_op_name(op) + " on this dtype");
   }
@@ -91,7 +87,14 @@ template <class T> bool compare(ir::BinaryOp op, T a, T b) {
     case BinaryOp::Or:
       if constexpr (std::is_same_v<T, bool>) return a || b;
       break;
-    default: break;
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+    case BinaryOp::Pow:
+    case BinaryOp::Min:
+    case BinaryOp::Max: break;  // arithmetic: arith()
   }
   SCANGEN_UNREACHABLE(std::string("comparison ") + ir::binary_op_name(op));
 }
@@ -113,8 +116,16 @@ template <class T> T arith(ir::BinaryOp op, T a, T b, const Loc& loc) {
       return sc::pow(a, b);
     case BinaryOp::Min: return sc::min(a, b);
     case BinaryOp::Max: return sc::max(a, b);
-    default: SCANGEN_UNREACHABLE(std::string("arithmetic ") + ir::binary_op_name(op));
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+    case BinaryOp::And:
+    case BinaryOp::Or: break;  // comparisons and logic: compare()
   }
+  SCANGEN_UNREACHABLE(std::string("arithmetic ") + ir::binary_op_name(op));
 }
 
 }  // namespace scangen::interp

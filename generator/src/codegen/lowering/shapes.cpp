@@ -31,7 +31,9 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
       if (!ir::never_negative(n.input(0)))
         F.check(lir::ge(lir::add(lir::i64(INT64_MAX), lir::min(a, lir::i64(0))), b), n.loc(),
                 RuntimeErrorId::arange_too_large, {});
-      return known({F.let("length", lir::max(lir::sub(b, a), lir::i64(0)))});
+      // max(stop, start) - start: 0 for stop <= start, without computing a stop - start that
+      // could wrap (arange(1, INT64_MIN) is empty, as in the interpreter).
+      return known({F.let("length", lir::sub(lir::max(b, a), a))});
     }
     case NodeKind::Fill: {
       std::vector<ExprRef> d;
