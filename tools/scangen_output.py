@@ -14,6 +14,8 @@ def show(value, f32=True):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(show(v, f32) for v in value) + "]"
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
     if isinstance(value, (np.floating, float)):
         x = float(value)
         if math.isnan(x):

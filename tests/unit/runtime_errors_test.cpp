@@ -117,6 +117,11 @@ const std::vector<Case>& cases() {
        "fn steps_negative(a: f32, k: i64) -> f32[?] {\n  let s = scan(steps = k) {\n    init s = a\n"
        "    s[t] = s[t-1] + 1\n  }\n  return s\n}",
        [] { return std::vector<HostTensor>{HostTensor::scalar<float>(1), i64(-1)}; }, {number(-1)}},
+      {RuntimeErrorId::lengths_out_of_range, "lengths_out_of_range",
+       "fn lengths_out_of_range(u: f32[n, b], L: i64[b]) -> f32[b] {\n  let s = scan(lengths = L) {\n"
+       "    init s = zeros(f32, len(L))\n    s[t] = s[t-1] + u[t]\n  }\n  return s[-1]\n}",
+       [] { return std::vector<HostTensor>{HostTensor(DType::F32, {2, 2}), HostTensor::from_vector<int64_t>({1, 3}, {2})}; },
+       {number(1), number(3), number(2)}},
       {RuntimeErrorId::sequence_too_short, "sequence_too_short",
        "fn sequence_too_short(u: f32[n], k: i64) -> f32[?] {\n  let s = scan(steps = k) {\n    init s = f32(0)\n"
        "    s[t] = s[t-1] + u[t+1]\n  }\n  return s\n}",

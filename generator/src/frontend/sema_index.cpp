@@ -183,7 +183,7 @@ SValue Analyzer::index_expr(const ast::Index& e, Scope& scope) {
       const ScanFrame::Sequence& seq = f.sequences[size_t(tr->slot)];
       if (!seq.value.ok()) return SValue::invalid();
       size_t i = size_t(std::distance(seq.taps.begin(), seq.taps.find(tr->k)));
-      row = SValue::tensor(seq.tap_params.at(i), e.loc);
+      row = SValue::tensor(seq.tap_values.at(i), e.loc);
     } else {
       row = output_read(f, tr->slot, tr->k, e, e.loc);
     }

@@ -55,6 +55,12 @@ struct SValue {
 struct ScanFrame;
 struct Builtin;
 
+class Analyzer;
+struct ScanFrame;
+struct Scope;
+// The scan option `lengths = L` (sema_scan_lengths.cpp).
+bool lengths_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope& scope);
+
 // An integer literal, possibly negated (the form `axis = i` and reshape's -1 take).
 std::optional<int64_t> int_literal_value(const ast::Expr& e);
 
@@ -113,6 +119,11 @@ struct ScanFrame {
   int64_t checkpoint = 0;
   std::optional<SValue> steps;
   bool steps_given = false;  // `steps` (or an unknown option with a value) bounds it, even if wrong
+  // `lengths = L` (i64[B]) and L after its check against the steps (sema_scan_lengths.cpp).
+  std::optional<SValue> lengths;
+  Loc lengths_loc;
+  ir::Value checked_lengths;
+  std::map<int, ir::Value> row_masks;  // per step pass: t < L[b] as bool [B, 1, ...], by rank
 
   struct Output {
     std::string name;
@@ -140,6 +151,9 @@ struct ScanFrame {
     std::string label;
     SValue value;                  // analyzed in the enclosing scope
     std::vector<ir::Value> tap_params;  // body params, one per tap (in taps order)
+    // What reads of each tap give: the params, or with `lengths` each row's tap while the row
+    // takes part and 0 after (sema_scan_lengths.cpp).
+    std::vector<ir::Value> tap_values;
   };
   std::vector<Sequence> sequences;
 
@@ -319,6 +333,7 @@ class Analyzer {
   SValue update_call(const ast::Call& c, Scope& scope, const Builtin& b);
   SValue grad_call(const ast::Call& c, Scope& scope, const Builtin& b);
   SValue stop_gradient_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue sequence_mask_call(const ast::Call& c, Scope& scope, const Builtin& b);
   SValue argument(const ast::Call& c, size_t i, Scope& scope);
   bool not_bool(const ast::Call& c, const SValue& v);
   SValue like(const ast::Call& c, Scope& scope, bool one);
@@ -367,6 +382,14 @@ class Analyzer {
   SValue step_pass(ScanFrame& f, bool dry);
   SValue scan_node(ScanFrame& f, const SValue& cond);
   SValue output_read(ScanFrame& f, int output, int64_t k, const ast::Expr& at, Loc loc);
+  // `lengths` (sema_scan_lengths.cpp)
+  bool scan_lengths(ScanFrame& f);
+  SValue batch_checked(ScanFrame& f, const SValue& v, int axis, const std::string& what, const char* axis_text, Loc loc);
+  ir::Value reversed_rows(const ScanFrame& f, const ScanFrame::Sequence& seq, Loc loc);
+  ir::Value steps_before_scan(const ScanFrame& f, Loc loc);
+  ir::Value row_mask(ScanFrame& f, int rank, Loc loc);
+  ir::Value while_row_takes_part(ScanFrame& f, const ir::Value& v, const ir::Value* otherwise, Loc loc);
+  SValue masked_step_value(ScanFrame& f, ScanFrame::Output& out, SValue v, Loc loc);
   SValue let_read(ScanFrame& f, int let, const std::string& name, Loc loc);
   void ensure_output(ScanFrame& f, int output);
   // '`name` depends on itself', with a note at each read on the way round.

@@ -34,12 +34,16 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   if (!collect_statements(*this, f)) return SValue::invalid();
   bind_body_names(f, scope);
   classify_taps(*this, f, scope);
+  // With lengths a state's rows that have ended keep their previous step: every state reads it.
+  if (f.lengths)
+    for (auto& out : f.outputs)
+      if (out.is_state()) out.lags.insert(1);
 
   // 3: sequences and inits, in the enclosing scope
   ok = scan_sequences(f, scope) && ok;
   bool any_weak_init = false;
   ok = scan_inits(f, scope, &any_weak_init) && ok;
-  if (!ok) return SValue::invalid();
+  if (!ok || !scan_lengths(f)) return SValue::invalid();
 
   // 4: the body, then the scan node
   f.region = new_region(enclosing_region);
@@ -141,7 +145,8 @@ bool Analyzer::scan_inits(ScanFrame& f, Scope& scope, bool* any_weak_init) {
 SValue Analyzer::scan_node(ScanFrame& f, const SValue& cond) {
   ir::ScanInfo info;
   info.has_steps = f.steps.has_value();
-  info.reverse = f.reverse;
+  // With lengths, reversed sequences are walked forward (scan_lengths).
+  info.reverse = f.reverse && !f.lengths;
   info.parallel = f.parallel;
   info.has_until = f.until != nullptr;
   info.truncate_gradient = f.truncate_gradient;
@@ -151,6 +156,14 @@ SValue Analyzer::scan_node(ScanFrame& f, const SValue& cond) {
   body->params.push_back(f.index_param);
   for (const auto& seq : f.sequences) {
     std::vector<int64_t> taps(seq.taps.begin(), seq.taps.end());
+    if (f.reverse && f.lengths) {
+      // Rows reversed within their lengths, read forward: tap k of `reverse` is tap -k.
+      std::vector<int64_t> forward;
+      for (auto k = seq.taps.rbegin(); k != seq.taps.rend(); ++k) forward.push_back(-*k);
+      info.sequences.push_back({forward, seq.label, taps});
+      for (auto p = seq.tap_params.rbegin(); p != seq.tap_params.rend(); ++p) body->params.push_back(*p);
+      continue;
+    }
     info.sequences.push_back({taps, seq.label, taps});
     for (const Value& p : seq.tap_params) body->params.push_back(p);
   }

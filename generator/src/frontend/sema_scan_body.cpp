@@ -79,6 +79,7 @@ void Analyzer::ensure_output(ScanFrame& f, int o) {
       v = materialize(v, weak_default(v), loc);
     }
   }
+  if (!(f.dry_run && out.weak_init)) v = masked_step_value(f, out, v, loc);
   out.step_value = v;
   out.progress = Progress::Done;
 }
@@ -186,11 +187,19 @@ SValue Analyzer::step_pass(ScanFrame& f, bool dry) {
   RegionGuard region(*this, f.region);
   int next_param = 0;
   f.index_param = builder_.param(ir::Type(DType::I64), next_param++, f.index_name, s.loc);
+  f.row_masks.clear();
   for (auto& seq : f.sequences) {
-    seq.tap_params.clear();
-    for (int64_t k : seq.taps) {
-      std::string n = seq.label + "[" + f.index_name + (k > 0 ? " + " + std::to_string(k) : k < 0 ? " - " + std::to_string(-k) : "") + "]";
-      seq.tap_params.push_back(builder_.param(seq.value.type().row(), next_param++, n, seq.base->loc));
+    seq.tap_values.clear();
+    // In taps order; numbered in the order of the scan's params, which walks the taps of a
+    // sequence reversed within its lengths backward (scan_node).
+    const std::vector<int64_t> taps(seq.taps.begin(), seq.taps.end());
+    const bool backward = f.reverse && f.lengths;
+    seq.tap_params.assign(taps.size(), Value());
+    for (size_t n = 0; n < taps.size(); ++n) {
+      size_t i = backward ? taps.size() - 1 - n : n;
+      int64_t k = taps[i];
+      std::string name = seq.label + "[" + f.index_name + (k > 0 ? " + " + std::to_string(k) : k < 0 ? " - " + std::to_string(-k) : "") + "]";
+      seq.tap_params[i] = builder_.param(seq.value.type().row(), next_param++, name, seq.base->loc);
     }
   }
   for (auto& out : f.outputs)
@@ -198,6 +207,10 @@ SValue Analyzer::step_pass(ScanFrame& f, bool dry) {
       out.lag_params.push_back(builder_.param(out.step_type, next_param++,
                                               out.name + "[" + f.index_name + " - " + std::to_string(k) + "]",
                                               out.loc));
+  // With lengths, a sequence's row reads 0 once the row has ended.
+  for (auto& seq : f.sequences)
+    for (const Value& p : seq.tap_params)
+      seq.tap_values.push_back(f.lengths ? while_row_takes_part(f, p, nullptr, seq.base->loc) : p);
   frames.push_back(&f);
   for (size_t i = 0; i < s.body.size(); ++i) {
     const ast::Stmt& st = *s.body[i];

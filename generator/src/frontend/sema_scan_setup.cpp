@@ -203,6 +203,7 @@ const ScanOptionRule kScanOptions[] = {
     {"truncate_gradient", truncate_gradient_option},
     {"checkpoint", checkpoint_option},
     {"parallel", parallel_option},
+    {"lengths", lengths_option},
 };
 
 // "steps, reverse, ... or parallel".

@@ -371,6 +371,18 @@ std::vector<HostTensor> NodeEval::visit_CheckShape(const CheckShapeNode& n) {
   return {x};
 }
 
+std::vector<HostTensor> NodeEval::visit_CheckLengths(const CheckLengthsNode& n) {
+  const HostTensor& lengths = in_[0];
+  const int64_t steps = scalar_i64(in_[1]);
+  for (int64_t b = 0; b < lengths.numel(); ++b) {
+    int64_t length = lengths.data<int64_t>()[b];
+    if (length < 0 || length > steps)
+      fail(n.loc(), RuntimeErrorId::lengths_out_of_range,
+           {ErrorArg::number(b), ErrorArg::number(length), ErrorArg::number(steps)});
+  }
+  return {lengths};
+}
+
 std::vector<HostTensor> NodeEval::visit_StopGradient(const StopGradientNode&) { return {in_[0]}; }
 
 std::vector<HostTensor> NodeEval::visit_Reshape(const ReshapeNode& n) {

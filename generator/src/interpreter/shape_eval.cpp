@@ -159,6 +159,7 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
     case NodeKind::Update:
     case NodeKind::CheckShape:
     case NodeKind::ScatterAdd:
+    case NodeKind::CheckLengths:
     case NodeKind::StopGradient: return {in_shape(0)};
     case NodeKind::Binary: return {partial_broadcast(in_shape(0), in_shape(1), n.loc())};
     case NodeKind::Select:

@@ -87,6 +87,7 @@ std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
     case NodeKind::Cast:
     case NodeKind::Update:
     case NodeKind::CheckShape:
+    case NodeKind::CheckLengths:
     case NodeKind::StopGradient: return {dims_vary(n.input(0))};
     case NodeKind::Binary:
     case NodeKind::Select:

@@ -236,6 +236,12 @@ Value Builder::gather(Value x, Value idx, Loc loc) {
   return Value(make<GatherNode>(std::move(x), std::move(idx), std::move(t), loc));
 }
 
+Value Builder::check_lengths(Value lengths, Value steps, Loc loc) {
+  SCANGEN_CHECK(lengths.type().dtype == DType::I64 && lengths.type().rank() == 1, "check_lengths: lengths are i64[B]");
+  SCANGEN_CHECK(steps.type().dtype == DType::I64 && steps.type().is_scalar(), "check_lengths: steps is an i64 scalar");
+  return Value(make<CheckLengthsNode>(std::move(lengths), std::move(steps), loc));
+}
+
 Value Builder::scatter_add(Value x, Value idx, Value v, Loc loc) {
   SCANGEN_CHECK(x.type().rank() >= 1 && is_int(idx.type().dtype), "scatter_add operands");
   SCANGEN_CHECK(v.type().dtype == x.type().dtype && is_numeric(x.type().dtype), "scatter_add dtype");
@@ -390,6 +396,7 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
         return make<ArgReduceNode>(r->op(), inputs[0], r->axis(), old.output_types()[0], old.loc());
       }
       case NodeKind::TopK: return make<TopKNode>(inputs[0], inputs[1], old.output_types()[0], old.loc());
+      case NodeKind::CheckLengths: return make<CheckLengthsNode>(inputs[0], inputs[1], old.loc());
       case NodeKind::StopGradient: return make<StopGradientNode>(inputs[0], old.loc());
       case NodeKind::Call: {
         const auto* c = old.as<CallNode>();
@@ -439,6 +446,7 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
       return arg_reduce(r->op(), inputs[0], r->axis(), old.loc()).node;
     }
     case NodeKind::TopK: return top_k(inputs[0], inputs[1], old.output_types()[0].shape.back(), old.loc()).node;
+    case NodeKind::CheckLengths: return check_lengths(inputs[0], inputs[1], old.loc()).node;
     case NodeKind::StopGradient: return stop_gradient(inputs[0], old.loc()).node;
     case NodeKind::Call: {
       const auto* c = old.as<CallNode>();

@@ -52,6 +52,8 @@ class Builder {
   Value arg_reduce(ReduceOp op, Value x, std::optional<int> axis, Loc loc);
   // The positions of the k largest along the last axis; `k_dim` the static size of k, if known.
   Value top_k(Value x, Value k, Dim k_dim, Loc loc);
+  // lengths (i64[B]) after checking each lies in 0..steps (see CheckLengthsNode).
+  Value check_lengths(Value lengths, Value steps, Loc loc);
   // stop_gradient(x): the frontend's marker (see StopGradientNode).
   Value stop_gradient(Value x, Loc loc);
   // Creates a scan node; `steps` is the static number of steps. Returns its outputs.

@@ -398,6 +398,15 @@ class TopKNode : public Node {
 // stop_gradient(x): x, through which no gradient flows. Only the frontend sees it: `grad` is
 // expanded while a function is analyzed, and the markers are removed when its analysis ends
 // (autodiff::strip_stop_gradients), so the rewrites and backends never meet one.
+// The lengths of a scan with `lengths = L` (i64[B]) after checking that every L[b] lies in
+// 0..steps (input 1, an i64 scalar); its value is L. The frontend puts it before the scan.
+class CheckLengthsNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(CheckLengths);
+  CheckLengthsNode(Value lengths, Value steps, Loc loc)
+      : Node(kKind, {lengths, std::move(steps)}, {lengths.type()}, loc) {}
+};
+
 class StopGradientNode : public Node {
  public:
   SCANGEN_NODE_KIND(StopGradient);

@@ -67,6 +67,9 @@ class OperationText : public Visitor<std::string> {
     return s;
   }
   std::string visit_TopK(const TopKNode& n) override { return "top_k " + ref(n, 0) + ", " + ref(n, 1); }
+  std::string visit_CheckLengths(const CheckLengthsNode& n) override {
+    return "check_lengths " + ref(n, 0) + " steps " + ref(n, 1);
+  }
   std::string visit_StopGradient(const StopGradientNode& n) override { return "stop_gradient " + ref(n, 0); }
   std::string visit_Call(const CallNode& n) override {
     std::string s = "call @" + n.function().name + "(";

@@ -120,6 +120,12 @@ class Verifier : public Visitor<void> {
     require(n.input(0).type().rank() >= 1 && is_int(n.input(1).type().dtype), "gather operands");
     require(type(n).rank() == n.input(1).type().rank() + n.input(0).type().rank() - 1, "gather rank");
   }
+  void visit_CheckLengths(const CheckLengthsNode& n) override {
+    inputs(n, 2);
+    require(type(n).same_as(n.input(0).type()) && type(n).dtype == DType::I64 && type(n).rank() == 1,
+            "check_lengths keeps its i64[B] lengths");
+    require(is_i64_scalar(n.input(1)), "check_lengths steps must be an i64 scalar");
+  }
   void visit_ScatterAdd(const ScatterAddNode& n) override {
     inputs(n, 3);
     require(type(n).same_as(n.input(0).type()) && n.input(2).type().dtype == type(n).dtype, "scatter_add types");

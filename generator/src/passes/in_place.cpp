@@ -44,6 +44,7 @@ bool computes_fresh_buffer(const ir::Node& n) {
     case NodeKind::DimSize:
     case NodeKind::Index:
     case NodeKind::CheckShape:
+    case NodeKind::CheckLengths:
     case NodeKind::Reshape:
     case NodeKind::StopGradient:
     case NodeKind::Transpose:

@@ -48,6 +48,7 @@ bool Lifter::liftable(const Value& v) {
       case NodeKind::Fill:
       case NodeKind::Update:
       case NodeKind::CheckShape:
+      case NodeKind::CheckLengths:
       case NodeKind::Reshape:
       case NodeKind::StopGradient:
       case NodeKind::Transpose:
@@ -174,6 +175,7 @@ Value Lifter::lift(const Value& v) {
       case NodeKind::Fill:
       case NodeKind::Update:
       case NodeKind::CheckShape:
+      case NodeKind::CheckLengths:
       case NodeKind::Reshape:
       case NodeKind::StopGradient:
       case NodeKind::Transpose:

@@ -128,6 +128,7 @@ std::string structural_key(const ir::Node& n) {
     case ir::NodeKind::Cast:
     case ir::NodeKind::MatMul:
     case ir::NodeKind::StopGradient:
+    case ir::NodeKind::CheckLengths:
     case ir::NodeKind::Gather:
     case ir::NodeKind::ScatterAdd:
     case ir::NodeKind::TopK: break;
@@ -251,6 +252,7 @@ bool checks_always_pass(const ir::Node& n) {
     // in range, k within the axis, a non-empty input.
     case ir::NodeKind::Reshape:
     case ir::NodeKind::CheckShape:
+    case ir::NodeKind::CheckLengths:
     case ir::NodeKind::Update:
     case ir::NodeKind::Gather:
     case ir::NodeKind::ScatterAdd:

@@ -52,6 +52,7 @@ bool computes_elementwise(NodeKind k) {
     case NodeKind::ScatterAdd:
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
+    case NodeKind::CheckLengths:
     case NodeKind::StopGradient:
     case NodeKind::Scan: return false;
   }

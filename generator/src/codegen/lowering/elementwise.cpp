@@ -156,6 +156,7 @@ ExprRef GraphLowering::element(Cluster& c, const ir::Node& n, const std::vector<
     case NodeKind::ScatterAdd:
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
+    case NodeKind::CheckLengths:
     case NodeKind::StopGradient:
     case NodeKind::Scan: break;  // scalar operations of their elements, below
   }

@@ -153,6 +153,7 @@ std::vector<Tensor> GraphLowering::compute_node_value(const ir::Node& n, const E
     case NodeKind::ScatterAdd: return {scatter_add(*n.as<ir::ScatterAddNode>(), dest)};
     case NodeKind::ArgReduce: return {arg_reduce(*n.as<ir::ArgReduceNode>(), dest)};
     case NodeKind::TopK: return {top_k(*n.as<ir::TopKNode>(), dest)};
+    case NodeKind::CheckLengths: return {check_lengths(n, dest)};
     case NodeKind::Param:
     case NodeKind::Constant:
     case NodeKind::DimSize:
@@ -167,6 +168,23 @@ std::vector<Tensor> GraphLowering::compute_node_value(const ir::Node& n, const E
     case NodeKind::Scan: break;
   }
   SCANGEN_UNREACHABLE(std::string("no lowering for ") + ir::node_kind_name(n.kind()));
+}
+
+// The lengths of a scan, each checked to lie in 0..steps; copied into dest when given.
+Tensor GraphLowering::check_lengths(const ir::Node& n, const ExprRef& dest) {
+  Tensor lengths = value(n.input(0));
+  ExprRef steps = value(n.input(1)).scalar;
+  F.loop("b", lir::i64(0), lengths.dims[0], lir::LoopKind::Serial, [&](ExprRef b) {
+    ExprRef length = F.let("length", lir::load(lengths.data, b));
+    F.check(lir::logical_and(lir::ge(length, lir::i64(0)), lir::ge(steps, length)), n.loc(),
+            RuntimeErrorId::lengths_out_of_range, {ErrorArg::number(b), ErrorArg::number(length), ErrorArg::number(steps)});
+  });
+  if (dest) {
+    F.copy(dest, lengths.data, lengths.dims[0]);
+    lengths.data = dest;
+    lengths.storage.clear();
+  }
+  return lengths;
 }
 
 ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& in) {
@@ -206,6 +224,7 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
     case NodeKind::ScatterAdd:
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
+    case NodeKind::CheckLengths:
     case NodeKind::StopGradient:
     case NodeKind::Scan: break;
   }
@@ -246,6 +265,7 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
     case NodeKind::ScatterAdd:
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
+    case NodeKind::CheckLengths:
     case NodeKind::StopGradient:
     case NodeKind::Call:
     case NodeKind::Scan: break;  // computed from their operands below

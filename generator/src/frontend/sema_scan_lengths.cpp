@@ -1,0 +1,215 @@
+// Semantic analysis of a scan with `lengths = L` (language.md, "Scans"): a batch of B sequences
+// of different lengths, padded to one number of steps, the batch being axis 1 of every sequence
+// and axis 0 of every state's and per-step output's step. The frontend writes the meaning out in
+// the IR, so that every rewrite, backend and gradient rule sees ordinary operations:
+//  - before the scan, L is checked to lie in 0..steps (a CheckLengths node), and with `reverse`
+//    each sequence is replaced by its rows reversed within their own lengths (a gather), which the
+//    scan then walks forward with its taps negated;
+//  - in the body, row b takes part at step t only while t < L[b]: a sequence row is read as 0
+//    after the row's end, a state's row keeps its previous value and a per-step output's row is 0
+//    (selects on the mask t < L[b]). Gradients follow from the selects: steps not taken pass
+//    nothing, a held state passes its gradient through unchanged.
+#include "frontend/sema_internal.h"
+#include "support/check.h"
+
+namespace scangen::sema {
+
+using ir::Dim;
+using ir::Value;
+
+namespace {
+
+ir::Scalar zero_of(DType d) {
+  if (d == DType::Bool) return ir::Scalar::of_bool(false);
+  if (is_float(d)) return ir::Scalar::of_float(d, 0);
+  return ir::Scalar::of_int(d, 0);
+}
+
+}  // namespace
+
+// `lengths = L`: an integer vector, read in the enclosing scope.
+bool lengths_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope& scope) {
+  if (!opt.value) {
+    a.diags().report(DiagId::err_scan_option_value, opt.loc, "lengths", "needs a value: lengths = L");
+    return false;
+  }
+  SValue v = a.single(a.expr(*opt.value, scope), opt.value->loc);
+  if (!v.ok()) return false;
+  if (v.weak || v.type().rank() != 1 || !is_int(v.dtype())) {
+    a.diags().report(DiagId::err_lengths_type, opt.value->loc, v.weak ? "a literal" : v.type().str());
+    return false;
+  }
+  if (v.dtype() != DType::I64) v = SValue::tensor(a.builder().cast(v.value, DType::I64, opt.value->loc), v.loc);
+  f.lengths = v;
+  f.lengths_loc = opt.value->loc;
+  return true;
+}
+
+// v (what) with its batch axis checked against L's size: a compile error when both are known and
+// differ, a run-time check when they may differ. Invalid after reporting.
+SValue Analyzer::batch_checked(ScanFrame& f, const SValue& v, int axis, const std::string& what,
+                               const char* axis_text, Loc loc) {
+  const ir::Type& t = v.type();
+  if (t.rank() <= axis) {
+    auto& d = diags_.report(DiagId::err_lengths_batch_rank, loc, what, t.str(), axis_text);
+    diags_.note(d, DiagId::note_lengths_here, f.lengths_loc);
+    return SValue::invalid();
+  }
+  const Dim& batch = f.lengths->type().shape[0];
+  const Dim& have = t.shape[size_t(axis)];
+  if (have.same_as(batch)) return v;
+  if (have.provably_different(batch)) {
+    auto& d = diags_.report(DiagId::err_lengths_batch_size, loc, what, have.str(), axis_text, batch.str());
+    diags_.note(d, DiagId::note_lengths_here, f.lengths_loc);
+    return SValue::invalid();
+  }
+  std::vector<ir::DimCheck> checks(size_t(t.rank()));
+  checks[size_t(axis)] = {ir::DimCheck::Kind::Operand, 1, "len(lengths)"};
+  std::vector<Dim> shape = t.shape;
+  shape[size_t(axis)] = batch;
+  Value size = dim_value(f.lengths->value, 0, loc);
+  return SValue::tensor(builder_.check_shape(v.value, std::move(checks), {size}, what, shape, loc), v.loc);
+}
+
+// Sequence `seq`'s rows reversed within each row's own length: R[j, b] = U[L[b] + span - 1 - j, b]
+// (clamped into U; the rows past a length are never read while the row takes part), so that a
+// forward walk of R with negated taps reads what `reverse` reads of row b's own elements.
+Value Analyzer::reversed_rows(const ScanFrame& f, const ScanFrame::Sequence& seq, Loc loc) {
+  const Value& u = seq.value.value;
+  const ir::Type& t = u.type();
+  int64_t span = std::max<int64_t>(*seq.taps.rbegin(), 0) - std::min<int64_t>(*seq.taps.begin(), 0);
+  Value steps_dim = dim_value(u, 0, loc), batch = dim_value(f.checked_lengths, 0, loc);
+  Value one = builder_.int_constant(1, loc), zero = builder_.int_constant(0, loc);
+  auto op = [&](ir::BinaryOp o, Value x, Value y) { return builder_.binary(o, std::move(x), std::move(y), loc); };
+  // U as [B * T, ...]: row b * T + i is U[i, b].
+  std::vector<int> perm(size_t(t.rank()));
+  for (int i = 0; i < t.rank(); ++i) perm[size_t(i)] = i == 0 ? 1 : i == 1 ? 0 : i;
+  Value by_row = builder_.transpose(u, perm, loc);
+  std::vector<Value> flat_dims{op(ir::BinaryOp::Mul, batch, steps_dim)};
+  std::vector<Dim> flat_static{Dim::fresh_unknown()};
+  for (int i = 2; i < t.rank(); ++i) {
+    flat_dims.push_back(dim_value(u, i, loc));
+    flat_static.push_back(t.shape[size_t(i)]);
+  }
+  Value flat = builder_.reshape(by_row, flat_dims, flat_static, loc);
+  // The source row of R[j, b], as a [T, B] index into `flat`.
+  Value j = builder_.reshape(builder_.arange(zero, steps_dim, t.shape[0], loc), {steps_dim, one},
+                             {t.shape[0], Dim::constant(1)}, loc);
+  Value lengths = builder_.reshape(f.checked_lengths, {one, batch}, {Dim::constant(1), t.shape[1]}, loc);
+  Value source = op(ir::BinaryOp::Sub, op(ir::BinaryOp::Add, lengths, builder_.int_constant(span - 1, loc)), j);
+  source = op(ir::BinaryOp::Max, op(ir::BinaryOp::Min, source, op(ir::BinaryOp::Sub, steps_dim, one)), zero);
+  Value row_start = builder_.reshape(op(ir::BinaryOp::Mul, builder_.arange(zero, batch, t.shape[1], loc), steps_dim),
+                                     {one, batch}, {Dim::constant(1), t.shape[1]}, loc);
+  return builder_.gather(flat, op(ir::BinaryOp::Add, row_start, source), loc);
+}
+
+// The scan's steps before it runs, for the check of L: `steps`, or what the sequences allow.
+Value Analyzer::steps_before_scan(const ScanFrame& f, Loc loc) {
+  if (f.steps) return f.steps->value;
+  std::optional<Value> steps;
+  for (const auto& seq : f.sequences) {
+    int64_t span = std::max<int64_t>(*seq.taps.rbegin(), 0) - std::min<int64_t>(*seq.taps.begin(), 0);
+    Value allowed = builder_.binary(ir::BinaryOp::Sub, dim_value(seq.value.value, 0, loc),
+                                    builder_.int_constant(span, loc), loc);
+    allowed = builder_.binary(ir::BinaryOp::Max, allowed, builder_.int_constant(0, loc), loc);
+    steps = steps ? builder_.binary(ir::BinaryOp::Min, *steps, allowed, loc) : allowed;
+  }
+  SCANGEN_CHECK(steps.has_value(), "a scan without steps or sequences");
+  return *steps;
+}
+
+// Step 3b of a scan with lengths: the options that cannot go with it, the batch axes of the
+// sequences and inits, the check of L and the reversed sequences. False after reporting.
+bool Analyzer::scan_lengths(ScanFrame& f) {
+  if (!f.lengths) return true;
+  bool ok = true;
+  Loc loc = f.lengths_loc;
+  if (f.until) {
+    auto& d = diags_.report(DiagId::err_lengths_with_until, f.until->loc);
+    diags_.note(d, DiagId::note_lengths_here, loc);
+    ok = false;
+  }
+  if (f.truncate_gradient >= 0) {
+    diags_.report(DiagId::err_lengths_truncate_gradient, loc);
+    ok = false;
+  }
+  for (auto& seq : f.sequences) {
+    seq.value = batch_checked(f, seq.value, 1, "sequence '" + seq.label + "'", "axis 1: [steps, B, ...]", seq.base->loc);
+    ok = ok && seq.value.ok();
+  }
+  for (auto& out : f.outputs) {
+    if (!out.is_state()) continue;
+    bool rows = out.lags.size() > 0 && *out.lags.rbegin() > 1;
+    out.init_value = batch_checked(f, out.init_value, rows ? 1 : 0, "the init of state '" + out.name + "'",
+                                   rows ? "axis 1: [lags, B, ...]" : "axis 0: [B, ...]", out.init->value->loc);
+    ok = ok && out.init_value.ok();
+  }
+  if (!ok) return false;
+  f.checked_lengths = builder_.check_lengths(f.lengths->value, steps_before_scan(f, loc), loc);
+  if (f.reverse)
+    for (auto& seq : f.sequences) seq.value = SValue::tensor(reversed_rows(f, seq, seq.base->loc), seq.value.loc);
+  return true;
+}
+
+// In the body: t < L[b] as a bool [B, 1, ...] of the given rank (one mask per rank and pass).
+Value Analyzer::row_mask(ScanFrame& f, int rank, Loc loc) {
+  auto it = f.row_masks.find(rank);
+  if (it != f.row_masks.end()) return it->second;
+  Value lengths = f.checked_lengths;
+  if (rank > 1) {
+    std::vector<Value> dims{dim_value(lengths, 0, loc)};
+    std::vector<Dim> shape{lengths.type().shape[0]};
+    for (int i = 1; i < rank; ++i) {
+      dims.push_back(builder_.int_constant(1, loc));
+      shape.push_back(Dim::constant(1));
+    }
+    lengths = builder_.reshape(lengths, dims, shape, loc);
+  }
+  Value mask = builder_.binary(ir::BinaryOp::Lt, f.index_param, lengths, loc);
+  f.row_masks.emplace(rank, mask);
+  return mask;
+}
+
+// v where row b takes part at this step, else `otherwise` (a value, or 0 when null).
+Value Analyzer::while_row_takes_part(ScanFrame& f, const Value& v, const Value* otherwise, Loc loc) {
+  Value other = otherwise ? *otherwise : builder_.constant(zero_of(v.type().dtype), loc);
+  return builder_.select(row_mask(f, v.type().rank(), loc), v, other, loc);
+}
+
+// A step value of a scan with lengths: a state's rows that have ended keep their value, a per-step
+// output's are 0. `out` is checked to have the batch as its axis 0.
+SValue Analyzer::masked_step_value(ScanFrame& f, ScanFrame::Output& out, SValue v, Loc loc) {
+  if (!f.lengths || !v.ok()) return v;
+  if (out.is_state()) {
+    auto lag1 = out.lags.find(1);
+    SCANGEN_CHECK(lag1 != out.lags.end(), "a state of a scan with lengths without its lag 1");
+    Value previous = out.lag_params.at(size_t(std::distance(out.lags.begin(), lag1)));
+    return SValue::tensor(while_row_takes_part(f, v.value, &previous, loc), v.loc);
+  }
+  v = batch_checked(f, v, 0, "the step of '" + out.name + "'", "axis 0: [B, ...]", loc);
+  if (!v.ok()) return v;
+  return SValue::tensor(while_row_takes_part(f, v.value, nullptr, loc), v.loc);
+}
+
+// sequence_mask(L, n): the bool [n, B] that is true where t < L[b].
+SValue Analyzer::sequence_mask_call(const ast::Call& c, Scope& scope, const Builtin&) {
+  SValue lengths = concrete(argument(c, 0, scope), c.args[0]->loc);
+  SValue n = to_index_i64(argument(c, 1, scope), c.args[1]->loc, "the second argument of sequence_mask");
+  if (!lengths.ok() || !n.ok()) return SValue::invalid();
+  if (lengths.type().rank() != 1 || !is_int(lengths.dtype())) {
+    diags_.report(DiagId::err_lengths_type, c.args[0]->loc, lengths.type().str());
+    return SValue::invalid();
+  }
+  Loc loc = c.loc;
+  Value l = lengths.dtype() == DType::I64 ? lengths.value : builder_.cast(lengths.value, DType::I64, loc);
+  Value one = builder_.int_constant(1, loc), zero = builder_.int_constant(0, loc);
+  Dim steps = n.as_dim ? *n.as_dim : Dim::fresh_unknown();
+  if (auto k = ir::constant_value(n.value)) steps = Dim::constant(k->i);
+  // A negative n gives no rows, as arange(n) does.
+  Value steps_range = builder_.arange(zero, n.value, steps, loc);
+  Value t = builder_.reshape(steps_range, {dim_value(steps_range, 0, loc), one}, {steps_range.type().shape[0], Dim::constant(1)}, loc);
+  Value rows = builder_.reshape(l, {one, dim_value(l, 0, loc)}, {Dim::constant(1), l.type().shape[0]}, loc);
+  return SValue::tensor(builder_.binary(ir::BinaryOp::Lt, t, rows, loc), loc);
+}
+
+}  // namespace scangen::sema
