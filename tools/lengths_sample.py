@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The expected outputs of samples/lengths.scan, computed with NumPy from the contract's definition
-of `lengths` (row b of a batched scan is the plain scan of its own L[b] steps; after its end a
-row's states keep their value and its per-step outputs are 0), independently of scangen. Writes
-samples/lengths.runs.json (samples/README.md). The tests never run Python: rerun this only to
+"""The expected outputs of samples/lengths.scan and samples/filter_bank.scan, computed with NumPy
+from the contract's definition of `lengths` and `offsets` (row b of a batched scan is the plain
+scan of its own L[b] steps; after its end a row's states keep their value and its per-step outputs
+are 0; a packed batch is the padded one with L[b] = O[b+1] - O[b]), independently of scangen.
+Writes samples/lengths.runs.json and samples/filter_bank.runs.json (samples/README.md). The tests never run Python: rerun this only to
 change the runs.
 
     /usr/bin/python3 tools/lengths_sample.py      (apt: python3-numpy)
@@ -80,8 +81,43 @@ def masked_mean(x, L):
     return [m, (total / np.maximum(np.asarray(L), 1).astype(np.float32)).astype(np.float32)]
 
 
-def run(fn, args, results):
-    return {"fn": fn, "args": [arg(k, v) for k, v in args], "stdout": show(results)}
+def packed_sums(x, O):
+    B = len(O) - 1
+    L = [O[b + 1] - O[b] for b in range(B)]
+    steps = max(L + [0])
+    out = []
+    for backward in (False, True):
+        s, o = np.zeros((steps, B), np.int64), np.zeros(len(x), np.int64)
+        for b in range(B):
+            seq = list(x[O[b]:O[b + 1]])
+            if backward:
+                seq = seq[::-1]
+            acc = 0
+            for t in range(steps):
+                if t < L[b]:
+                    o[O[b] + t] = seq[t] * 10 + acc
+                    acc += seq[t]
+                s[t, b] = acc
+        out += [s, o]
+    return out
+
+
+def filter_bank(x, O, b0, b1, b2, a1, a2):
+    """Each signal through its biquad, in the sample's operation order (f64, left to right)."""
+    B = len(O) - 1
+    y, last = np.zeros(len(x)), np.zeros(B)
+    for b in range(B):
+        u1 = u2 = y1 = y2 = 0.0
+        for n in range(O[b], O[b + 1]):
+            v = b0[b] * x[n] + b1[b] * u1 + b2[b] * u2 - a1[b] * y1 - a2[b] * y2
+            u2, u1, y2, y1 = u1, x[n], y1, v
+            y[n] = v
+        last[b] = y1
+    return [y, last]
+
+
+def run(fn, args, results, f32=True):
+    return {"fn": fn, "args": [arg(k, v) for k, v in args], "stdout": show(results, f32)}
 
 
 def runs():
@@ -101,6 +137,13 @@ def runs():
     out.append(run("prefix_sums", [("x", x), ("L", [3, 2]), ("M", M)], prefix_sums(x, [3, 2], M)))
     xf = rng.integers(-8, 9, (3, 3)).astype(np.float32) / np.float32(4)
     out.append(run("masked_mean", [("x", xf), ("L", [3, 1, 0])], masked_mean(xf, [3, 1, 0])))
+    x = rng.integers(-9, 10, 9)
+    for O in ([0, 3, 3, 7, 9], [0, 9], [0, 0, 0], [0, 2, 4, 6, 8, 9]):
+        out.append(run("packed_sums", [("x", x[:O[-1]]), ("O", O)], packed_sums(list(x[:O[-1]]), O)))
+    out.append({"fn": "packed_sums", "args": [arg("x", x), arg("O", [0, 4, 3, 9])], "exit": 1,
+                "stderr": "lengths.scan:87:33: error: offsets[2] is 3, below offsets[1] = 4; offsets must not decrease"})
+    out.append({"fn": "packed_sums", "args": [arg("x", x), arg("O", [0, 4, 8])], "exit": 1,
+                "stderr": "lengths.scan:87:33: error: offsets[2] is 8 but the packed sequences have 9 rows"})
     # Errors: a length beyond the steps, a negative length, a batch that disagrees, an inner
     # length beyond the inner scan's steps.
     x = rng.integers(-9, 10, (4, 3))
@@ -117,7 +160,23 @@ def runs():
     return out
 
 
+def filter_bank_runs():
+    rng = np.random.default_rng(7)
+    out = []
+    for O in ([0, 5, 5, 12, 20], [0, 20], [0, 1, 2, 3]):
+        B, N = len(O) - 1, O[-1]
+        x = np.round(rng.uniform(-1, 1, N), 3)
+        b0, b1, b2 = (np.round(rng.uniform(-0.5, 0.5, B), 3) for _ in range(3))
+        a1, a2 = np.round(rng.uniform(-0.6, 0.6, B), 3), np.round(rng.uniform(-0.3, 0.3, B), 3)
+        args = [("x", x), ("O", O), ("b0", b0), ("b1", b1), ("b2", b2), ("a1", a1), ("a2", a2)]
+        out.append(run("filter_bank", args, filter_bank(x, O, b0, b1, b2, a1, a2), f32=False))
+    return out
+
+
+write_manifest(ROOT / "samples" / "filter_bank.runs.json",
+               "Second-order IIR filters over a packed batch of signals of different lengths (offsets = O); "
+               "expectations from a plain NumPy loop (tools/lengths_sample.py)", filter_bank_runs())
 write_manifest(ROOT / "samples" / "lengths.runs.json",
                "Variable-length batches (lengths = L): each row's own steps, held states, zero outputs after a "
                "row's end, reverse within each row, two lags with steps, a nested scan with lengths from a step, "
-               "sequence_mask; expectations from NumPy (tools/lengths_sample.py)", runs())
+               "sequence_mask, packed batches (offsets = O); expectations from NumPy (tools/lengths_sample.py)", runs())

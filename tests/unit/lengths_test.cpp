@@ -1,8 +1,9 @@
-// Scans with `lengths = L` (language.md, "Variable-length batches") against the meaning the
-// contract gives them: row b of a batched scan is the plain scan of row b's own L[b] steps, bit
-// for bit, on every backend that runs without a GPU and at -O0 and -O2. After its end, a row's
-// states keep their last value and its per-step outputs are 0. Random batches (zero lengths, full
-// rows, one row), forward with past and future taps and a two-lag state, and reverse.
+// Scans with `lengths = L` and `offsets = O` (language.md, "Variable-length batches") against
+// the meaning the contract gives them: row b of a batched scan is the plain scan of row b's own
+// L[b] steps, bit for bit, on every backend that runs without a GPU and at -O0 and -O2. After its
+// end, a row's states keep their last value and its per-step outputs are 0. Random batches (zero
+// lengths, full rows, one row), forward with past and future taps and a two-lag state, and
+// reverse. A packed batch gives the rows of the padded one, whatever the padding holds.
 #define BOOST_TEST_MODULE lengths
 #include <boost/test/unit_test.hpp>
 
@@ -47,6 +48,34 @@ fn batched_reverse(x: f32[T, B, I], h0: f32[B, H], W: f32[I, H], U: f32[H, H], L
         y[t] = h[t] * 2.0 + x[t][:, 0:1]
     }
     return (h, y)
+}
+
+fn packed(x: f32[N, I], h0: f32[B, H], W: f32[I, H], U: f32[H, H], O: i64[P], back: bool) -> (f32[?, B, H], f32[N, H]) {
+    let (h, y) = scan(offsets = O) {
+        init h = h0
+        h[t] = tanh(x[t] @ W + h[t-1] @ U)
+        y[t] = h[t] * 2.0
+    }
+    let (hr, yr) = scan(offsets = O, reverse) {
+        init hr = h0
+        hr[t] = tanh(x[t] @ W + hr[t-1] @ U)
+        yr[t] = hr[t] * 2.0
+    }
+    return (back ? hr : h, back ? yr : y)
+}
+
+fn padded(x: f32[T, B, I], h0: f32[B, H], W: f32[I, H], U: f32[H, H], L: i64[B], back: bool) -> (f32[?, B, H], f32[?, B, H]) {
+    let (h, y) = scan(lengths = L) {
+        init h = h0
+        h[t] = tanh(x[t] @ W + h[t-1] @ U)
+        y[t] = h[t] * 2.0
+    }
+    let (hr, yr) = scan(lengths = L, reverse) {
+        init hr = h0
+        hr[t] = tanh(x[t] @ W + hr[t-1] @ U)
+        yr[t] = hr[t] * 2.0
+    }
+    return (back ? hr : h, back ? yr : y)
 }
 
 fn plain_reverse(x: f32[T, B, I], h0: f32[B, H], W: f32[I, H], U: f32[H, H]) -> (f32[?, B, H], f32[?, B, H]) {
@@ -169,6 +198,43 @@ void reverse_batches(const Module& m, std::mt19937& rng) {
   }
 }
 
+// The same batch packed (random lengths, rows one sequence after another) and padded (to the
+// longest, with random values in the padding): the same states, and each packed output row is its
+// padded step.
+void packed_batches(const Module& m, std::mt19937& rng) {
+  for (int n = 0; n < 12; ++n) {
+    Case c = random_case(rng);
+    int64_t longest = 0, rows = 0;
+    std::vector<int64_t> offsets{0};
+    for (int64_t length : c.lengths) {
+      longest = std::max(longest, length);
+      offsets.push_back(rows += length);
+    }
+    HostTensor padded = random_f32(rng, {longest, c.batch, kI}), packed(DType::F32, {rows, kI});
+    for (int64_t b = 0; b < c.batch; ++b)
+      for (int64_t t = 0; t < c.lengths[size_t(b)]; ++t)
+        std::memcpy(packed.data<float>() + (offsets[size_t(b)] + t) * kI, padded.data<float>() + (t * c.batch + b) * kI,
+                    kI * sizeof(float));
+    HostTensor h0 = random_f32(rng, {c.batch, kH}), W = random_f32(rng, {kI, kH}), U = random_f32(rng, {kH, kH});
+    for (bool back : {false, true}) {
+      std::vector<HostTensor> p = m.call("packed", {packed, h0, W, U, HostTensor::from_vector<int64_t>(offsets, {c.batch + 1}),
+                                                    HostTensor::scalar<bool>(back)});
+      std::vector<HostTensor> q = m.call("padded", {padded, h0, W, U, HostTensor::from_vector<int64_t>(c.lengths, {c.batch}),
+                                                    HostTensor::scalar<bool>(back)});
+      BOOST_TEST_CONTEXT("batch " << c.batch << (back ? " reverse" : "")) {
+        BOOST_TEST(identical(p[0], q[0]));
+        BOOST_TEST(p[1].dim(0) == rows);
+        for (int64_t b = 0; b < c.batch; ++b)
+          for (int64_t t = 0; t < c.lengths[size_t(b)]; ++t) {
+            std::vector<float> got(p[1].data<float>() + (offsets[size_t(b)] + t) * kH,
+                                   p[1].data<float>() + (offsets[size_t(b)] + t + 1) * kH);
+            BOOST_TEST(same_bits(got, at(q[1], t, b)), "step " << t << " row " << b);
+          }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(each_row_is_its_own_plain_scan) {
@@ -182,6 +248,7 @@ BOOST_AUTO_TEST_CASE(each_row_is_its_own_plain_scan) {
         Module m = compile_source("lengths.scan", kProgram, options);
         forward_batches(m, rng);
         reverse_batches(m, rng);
+        packed_batches(m, rng);
       }
     }
 }

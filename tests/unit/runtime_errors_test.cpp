@@ -122,6 +122,26 @@ const std::vector<Case>& cases() {
        "    init s = zeros(f32, len(L))\n    s[t] = s[t-1] + u[t]\n  }\n  return s[-1]\n}",
        [] { return std::vector<HostTensor>{HostTensor(DType::F32, {2, 2}), HostTensor::from_vector<int64_t>({1, 3}, {2})}; },
        {number(1), number(3), number(2)}},
+      {RuntimeErrorId::offsets_empty, "offsets_empty",
+       "fn offsets_empty(u: f32[n], O: i64[p]) -> f32[?, ?] {\n  let s = scan(offsets = O) {\n"
+       "    init s = zeros(f32, len(O) - 1)\n    s[t] = s[t-1] + u[t]\n  }\n  return s\n}",
+       [] { return std::vector<HostTensor>{f32s({3}), HostTensor::from_vector<int64_t>({}, {0})}; },
+       {}},
+      {RuntimeErrorId::offsets_start, "offsets_start",
+       "fn offsets_start(u: f32[n], O: i64[p]) -> f32[?, ?] {\n  let s = scan(offsets = O) {\n"
+       "    init s = zeros(f32, len(O) - 1)\n    s[t] = s[t-1] + u[t]\n  }\n  return s\n}",
+       [] { return std::vector<HostTensor>{f32s({3}), HostTensor::from_vector<int64_t>({1, 2}, {2})}; },
+       {number(1)}},
+      {RuntimeErrorId::offsets_decrease, "offsets_decrease",
+       "fn offsets_decrease(u: f32[n], O: i64[p]) -> f32[?, ?] {\n  let s = scan(offsets = O) {\n"
+       "    init s = zeros(f32, len(O) - 1)\n    s[t] = s[t-1] + u[t]\n  }\n  return s\n}",
+       [] { return std::vector<HostTensor>{f32s({3}), HostTensor::from_vector<int64_t>({0, 2, 1, 3}, {4})}; },
+       {number(2), number(1), number(1), number(2)}},
+      {RuntimeErrorId::offsets_end, "offsets_end",
+       "fn offsets_end(u: f32[n], O: i64[p]) -> f32[?, ?] {\n  let s = scan(offsets = O) {\n"
+       "    init s = zeros(f32, len(O) - 1)\n    s[t] = s[t-1] + u[t]\n  }\n  return s\n}",
+       [] { return std::vector<HostTensor>{f32s({3}), HostTensor::from_vector<int64_t>({0, 1, 2}, {3})}; },
+       {number(2), number(2), number(3)}},
       {RuntimeErrorId::sequence_too_short, "sequence_too_short",
        "fn sequence_too_short(u: f32[n], k: i64) -> f32[?] {\n  let s = scan(steps = k) {\n    init s = f32(0)\n"
        "    s[t] = s[t-1] + u[t+1]\n  }\n  return s\n}",

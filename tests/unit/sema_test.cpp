@@ -467,7 +467,7 @@ BOOST_AUTO_TEST_CASE(scan_errors) {
   BOOST_TEST(first_error("fn f(u: f32[n]) -> f32 {\n  return sum(scan {\n    a[t] = u[t]\n    b[t] = u[t]\n  })\n}\n") ==
              "2:14: error: a scan used inside an expression must have exactly one output, this one has 2");
   BOOST_TEST(first_error("fn f(u: f32[n]) -> f32[?] {\n  let y = scan(step = 3) {\n    y[t] = u[t]\n  }\n  return y\n}\n") ==
-             "2:16: error: unknown scan option 'step' (expected steps, reverse, index, truncate_gradient, checkpoint, parallel or lengths)");
+             "2:16: error: unknown scan option 'step' (expected steps, reverse, index, truncate_gradient, checkpoint, parallel, lengths or offsets)");
   BOOST_TEST(first_error("fn f(u: f32[n]) -> f32[?] {\n  let y = scan {\n    y[t] = u[t]\n    until y[t]\n  }\n  return y\n}\n") ==
              "4:11: error: the until condition must be a bool scalar, got f32");
   BOOST_TEST(first_error("fn f(u: f32) -> f32[?] {\n  let y = scan {\n    y[t] = u[t]\n  }\n  return y\n}\n") ==

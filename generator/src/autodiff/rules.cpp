@@ -225,6 +225,7 @@ NO_GRADIENT_KIND(Arange)
 NO_GRADIENT_KIND(DimSize)
 NO_GRADIENT_KIND(StopGradient)
 NO_GRADIENT_KIND(CheckLengths)  // integer lengths
+NO_GRADIENT_KIND(CheckOffsets)  // integer offsets
 NO_GRADIENT_KIND(ArgReduce)
 NO_GRADIENT_KIND(TopK)
 #undef NO_GRADIENT_KIND

@@ -58,8 +58,9 @@ struct Builtin;
 class Analyzer;
 struct ScanFrame;
 struct Scope;
-// The scan option `lengths = L` (sema_scan_lengths.cpp).
+// The scan options `lengths = L` and `offsets = O` (sema_scan_lengths.cpp).
 bool lengths_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope& scope);
+bool offsets_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope& scope);
 
 // An integer literal, possibly negated (the form `axis = i` and reshape's -1 take).
 std::optional<int64_t> int_literal_value(const ast::Expr& e);
@@ -123,6 +124,15 @@ struct ScanFrame {
   std::optional<SValue> lengths;
   Loc lengths_loc;
   ir::Value checked_lengths;
+  // `offsets = O` (i64[B + 1], sema_scan_offsets.cpp): lengths is then computed from O, and
+  // starts[b] = O[b] is where packed sequence b starts.
+  std::optional<SValue> offsets;
+  Loc offsets_loc;
+  ir::Value starts;
+  ir::Value packed_rows;  // N: the rows of every packed sequence and per-step output
+  // The batch size B, statically and as a value.
+  ir::Dim batch_dim;
+  ir::Value batch_size;
   std::map<int, ir::Value> row_masks;  // per step pass: t < L[b] as bool [B, 1, ...], by rank
 
   struct Output {
@@ -384,6 +394,11 @@ class Analyzer {
   SValue output_read(ScanFrame& f, int output, int64_t k, const ast::Expr& at, Loc loc);
   // `lengths` (sema_scan_lengths.cpp)
   bool scan_lengths(ScanFrame& f);
+  bool batch_inits(ScanFrame& f);
+  // `offsets` (sema_scan_offsets.cpp)
+  bool packed_batch(ScanFrame& f);
+  ir::Value padded_sequence(const ScanFrame& f, const ir::Value& packed, Loc loc);
+  SValue packed_outputs(const ScanFrame& f, SValue result);
   SValue batch_checked(ScanFrame& f, const SValue& v, int axis, const std::string& what, const char* axis_text, Loc loc);
   ir::Value reversed_rows(const ScanFrame& f, const ScanFrame::Sequence& seq, Loc loc);
   ir::Value steps_before_scan(const ScanFrame& f, Loc loc);

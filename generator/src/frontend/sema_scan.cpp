@@ -35,7 +35,7 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   bind_body_names(f, scope);
   classify_taps(*this, f, scope);
   // With lengths a state's rows that have ended keep their previous step: every state reads it.
-  if (f.lengths)
+  if (f.lengths || f.offsets)
     for (auto& out : f.outputs)
       if (out.is_state()) out.lags.insert(1);
 
@@ -52,7 +52,8 @@ SValue Analyzer::scan(const ast::Scan& s, Scope& scope) {
   for (auto& out : f.outputs) ok = ok && out.step_value.ok();
   if (f.until && !cond.ok()) ok = false;
   if (!ok) return SValue::invalid();
-  return scan_node(f, cond);
+  SValue result = scan_node(f, cond);
+  return f.offsets && result.ok() ? packed_outputs(f, result) : result;
 }
 
 // The sequences; false when one of them had an error.

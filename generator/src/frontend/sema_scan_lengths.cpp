@@ -27,22 +27,37 @@ ir::Scalar zero_of(DType d) {
 
 }  // namespace
 
-// `lengths = L`: an integer vector, read in the enclosing scope.
-bool lengths_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope& scope) {
+const char* const kLengthsShape = "[B], one length per sequence of the batch";
+const char* const kOffsetsShape = "[B + 1], where each packed sequence starts, then their total rows";
+
+// An integer vector option (`lengths = L`, `offsets = O`) as i64, read in the enclosing scope.
+std::optional<SValue> batch_vector_option(Analyzer& a, const ast::ScanOption& opt, Scope& scope, const char* shape) {
   if (!opt.value) {
-    a.diags().report(DiagId::err_scan_option_value, opt.loc, "lengths", "needs a value: lengths = L");
-    return false;
+    a.diags().report(DiagId::err_scan_option_value, opt.loc, opt.name, "needs a value: " + opt.name + " = V");
+    return std::nullopt;
   }
   SValue v = a.single(a.expr(*opt.value, scope), opt.value->loc);
-  if (!v.ok()) return false;
+  if (!v.ok()) return std::nullopt;
   if (v.weak || v.type().rank() != 1 || !is_int(v.dtype())) {
-    a.diags().report(DiagId::err_lengths_type, opt.value->loc, v.weak ? "a literal" : v.type().str());
-    return false;
+    a.diags().report(DiagId::err_lengths_type, opt.value->loc, "'" + opt.name + "'", shape, v.weak ? "a literal" : v.type().str());
+    return std::nullopt;
   }
   if (v.dtype() != DType::I64) v = SValue::tensor(a.builder().cast(v.value, DType::I64, opt.value->loc), v.loc);
-  f.lengths = v;
-  f.lengths_loc = opt.value->loc;
-  return true;
+  return v;
+}
+
+// `lengths = L` and `offsets = O` (the packed form, sema_scan_offsets.cpp).
+bool lengths_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope& scope) {
+  f.lengths = batch_vector_option(a, opt, scope, kLengthsShape);
+  f.lengths_loc = opt.value ? opt.value->loc : opt.loc;
+  return f.lengths.has_value();
+}
+
+bool offsets_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope& scope) {
+  f.steps_given = true;  // the offsets give the steps: the longest sequence
+  f.offsets = batch_vector_option(a, opt, scope, kOffsetsShape);
+  f.offsets_loc = opt.value ? opt.value->loc : opt.loc;
+  return f.offsets.has_value();
 }
 
 // v (what) with its batch axis checked against L's size: a compile error when both are known and
@@ -50,25 +65,25 @@ bool lengths_option(Analyzer& a, const ast::ScanOption& opt, ScanFrame& f, Scope
 SValue Analyzer::batch_checked(ScanFrame& f, const SValue& v, int axis, const std::string& what,
                                const char* axis_text, Loc loc) {
   const ir::Type& t = v.type();
+  const char* option = f.offsets ? "offsets" : "lengths";
+  Loc option_loc = f.offsets ? f.offsets_loc : f.lengths_loc;
   if (t.rank() <= axis) {
-    auto& d = diags_.report(DiagId::err_lengths_batch_rank, loc, what, t.str(), axis_text);
-    diags_.note(d, DiagId::note_lengths_here, f.lengths_loc);
+    auto& d = diags_.report(DiagId::err_lengths_batch_rank, loc, what, t.str(), option, axis_text);
+    diags_.note(d, DiagId::note_lengths_here, option_loc, option);
     return SValue::invalid();
   }
-  const Dim& batch = f.lengths->type().shape[0];
   const Dim& have = t.shape[size_t(axis)];
-  if (have.same_as(batch)) return v;
-  if (have.provably_different(batch)) {
-    auto& d = diags_.report(DiagId::err_lengths_batch_size, loc, what, have.str(), axis_text, batch.str());
-    diags_.note(d, DiagId::note_lengths_here, f.lengths_loc);
+  if (have.same_as(f.batch_dim)) return v;
+  if (have.provably_different(f.batch_dim)) {
+    auto& d = diags_.report(DiagId::err_lengths_batch_size, loc, what, have.str(), axis_text, option, f.batch_dim.str());
+    diags_.note(d, DiagId::note_lengths_here, option_loc, option);
     return SValue::invalid();
   }
   std::vector<ir::DimCheck> checks(size_t(t.rank()));
-  checks[size_t(axis)] = {ir::DimCheck::Kind::Operand, 1, "len(lengths)"};
+  checks[size_t(axis)] = {ir::DimCheck::Kind::Operand, 1, f.offsets ? "len(offsets) - 1" : "len(lengths)"};
   std::vector<Dim> shape = t.shape;
-  shape[size_t(axis)] = batch;
-  Value size = dim_value(f.lengths->value, 0, loc);
-  return SValue::tensor(builder_.check_shape(v.value, std::move(checks), {size}, what, shape, loc), v.loc);
+  shape[size_t(axis)] = f.batch_dim;
+  return SValue::tensor(builder_.check_shape(v.value, std::move(checks), {f.batch_size}, what, shape, loc), v.loc);
 }
 
 // Sequence `seq`'s rows reversed within each row's own length: R[j, b] = U[L[b] + span - 1 - j, b]
@@ -121,22 +136,40 @@ Value Analyzer::steps_before_scan(const ScanFrame& f, Loc loc) {
 // Step 3b of a scan with lengths: the options that cannot go with it, the batch axes of the
 // sequences and inits, the check of L and the reversed sequences. False after reporting.
 bool Analyzer::scan_lengths(ScanFrame& f) {
-  if (!f.lengths) return true;
+  if (!f.lengths && !f.offsets) return true;
+  const char* option = f.offsets ? "offsets" : "lengths";
+  Loc loc = f.offsets ? f.offsets_loc : f.lengths_loc;
   bool ok = true;
-  Loc loc = f.lengths_loc;
+  if (f.lengths && f.offsets) {
+    diags_.report(DiagId::err_lengths_with_offsets, f.offsets_loc);
+    return false;
+  }
   if (f.until) {
-    auto& d = diags_.report(DiagId::err_lengths_with_until, f.until->loc);
-    diags_.note(d, DiagId::note_lengths_here, loc);
+    auto& d = diags_.report(DiagId::err_lengths_with_until, f.until->loc, option);
+    diags_.note(d, DiagId::note_lengths_here, loc, option);
     ok = false;
   }
   if (f.truncate_gradient >= 0) {
-    diags_.report(DiagId::err_lengths_truncate_gradient, loc);
+    diags_.report(DiagId::err_lengths_truncate_gradient, loc, option);
     ok = false;
   }
+  if (f.offsets) return packed_batch(f) && ok;
+  f.batch_dim = f.lengths->type().shape[0];
+  f.batch_size = dim_value(f.lengths->value, 0, loc);
   for (auto& seq : f.sequences) {
     seq.value = batch_checked(f, seq.value, 1, "sequence '" + seq.label + "'", "axis 1: [steps, B, ...]", seq.base->loc);
     ok = ok && seq.value.ok();
   }
+  if (!batch_inits(f) || !ok) return false;
+  f.checked_lengths = builder_.check_lengths(f.lengths->value, steps_before_scan(f, loc), loc);
+  if (f.reverse)
+    for (auto& seq : f.sequences) seq.value = SValue::tensor(reversed_rows(f, seq, seq.base->loc), seq.value.loc);
+  return true;
+}
+
+// The inits of a batched scan, checked to have the batch axis; false after reporting.
+bool Analyzer::batch_inits(ScanFrame& f) {
+  bool ok = true;
   for (auto& out : f.outputs) {
     if (!out.is_state()) continue;
     bool rows = out.lags.size() > 0 && *out.lags.rbegin() > 1;
@@ -144,11 +177,7 @@ bool Analyzer::scan_lengths(ScanFrame& f) {
                                    rows ? "axis 1: [lags, B, ...]" : "axis 0: [B, ...]", out.init->value->loc);
     ok = ok && out.init_value.ok();
   }
-  if (!ok) return false;
-  f.checked_lengths = builder_.check_lengths(f.lengths->value, steps_before_scan(f, loc), loc);
-  if (f.reverse)
-    for (auto& seq : f.sequences) seq.value = SValue::tensor(reversed_rows(f, seq, seq.base->loc), seq.value.loc);
-  return true;
+  return ok;
 }
 
 // In the body: t < L[b] as a bool [B, 1, ...] of the given rank (one mask per rank and pass).
@@ -197,7 +226,8 @@ SValue Analyzer::sequence_mask_call(const ast::Call& c, Scope& scope, const Buil
   SValue n = to_index_i64(argument(c, 1, scope), c.args[1]->loc, "the second argument of sequence_mask");
   if (!lengths.ok() || !n.ok()) return SValue::invalid();
   if (lengths.type().rank() != 1 || !is_int(lengths.dtype())) {
-    diags_.report(DiagId::err_lengths_type, c.args[0]->loc, lengths.type().str());
+    diags_.report(DiagId::err_lengths_type, c.args[0]->loc, "the first argument of sequence_mask", kLengthsShape,
+                  lengths.type().str());
     return SValue::invalid();
   }
   Loc loc = c.loc;

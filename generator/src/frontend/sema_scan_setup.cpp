@@ -204,6 +204,7 @@ const ScanOptionRule kScanOptions[] = {
     {"checkpoint", checkpoint_option},
     {"parallel", parallel_option},
     {"lengths", lengths_option},
+    {"offsets", offsets_option},
 };
 
 // "steps, reverse, ... or parallel".

@@ -383,6 +383,22 @@ std::vector<HostTensor> NodeEval::visit_CheckLengths(const CheckLengthsNode& n) 
   return {lengths};
 }
 
+std::vector<HostTensor> NodeEval::visit_CheckOffsets(const CheckOffsetsNode& n) {
+  const HostTensor& offsets = in_[0];
+  const int64_t count = offsets.numel();
+  const int64_t* o = offsets.data<int64_t>();
+  if (count == 0) fail(n.loc(), RuntimeErrorId::offsets_empty, {});
+  if (o[0] != 0) fail(n.loc(), RuntimeErrorId::offsets_start, {ErrorArg::number(o[0])});
+  for (int64_t i = 1; i < count; ++i)
+    if (o[i] < o[i - 1])
+      fail(n.loc(), RuntimeErrorId::offsets_decrease,
+           {ErrorArg::number(i), ErrorArg::number(o[i]), ErrorArg::number(i - 1), ErrorArg::number(o[i - 1])});
+  if (in_.size() > 1 && o[count - 1] != scalar_i64(in_[1]))
+    fail(n.loc(), RuntimeErrorId::offsets_end,
+         {ErrorArg::number(count - 1), ErrorArg::number(o[count - 1]), ErrorArg::number(scalar_i64(in_[1]))});
+  return {offsets};
+}
+
 std::vector<HostTensor> NodeEval::visit_StopGradient(const StopGradientNode&) { return {in_[0]}; }
 
 std::vector<HostTensor> NodeEval::visit_Reshape(const ReshapeNode& n) {

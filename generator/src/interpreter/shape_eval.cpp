@@ -160,6 +160,7 @@ std::vector<Shape> ShapeEval::node_shapes(const Node& n) {
     case NodeKind::CheckShape:
     case NodeKind::ScatterAdd:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::StopGradient: return {in_shape(0)};
     case NodeKind::Binary: return {partial_broadcast(in_shape(0), in_shape(1), n.loc())};
     case NodeKind::Select:

@@ -88,6 +88,7 @@ std::vector<std::vector<bool>> StepVariance::node_dims_vary(const Node& n) {
     case NodeKind::Update:
     case NodeKind::CheckShape:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::StopGradient: return {dims_vary(n.input(0))};
     case NodeKind::Binary:
     case NodeKind::Select:

@@ -242,6 +242,16 @@ Value Builder::check_lengths(Value lengths, Value steps, Loc loc) {
   return Value(make<CheckLengthsNode>(std::move(lengths), std::move(steps), loc));
 }
 
+Value Builder::check_offsets(Value offsets, std::optional<Value> rows, Loc loc) {
+  SCANGEN_CHECK(offsets.type().dtype == DType::I64 && offsets.type().rank() == 1, "check_offsets: offsets are i64[B + 1]");
+  std::vector<Value> inputs{std::move(offsets)};
+  if (rows) {
+    SCANGEN_CHECK(rows->type().dtype == DType::I64 && rows->type().is_scalar(), "check_offsets: rows is an i64 scalar");
+    inputs.push_back(*rows);
+  }
+  return Value(make<CheckOffsetsNode>(std::move(inputs), loc));
+}
+
 Value Builder::scatter_add(Value x, Value idx, Value v, Loc loc) {
   SCANGEN_CHECK(x.type().rank() >= 1 && is_int(idx.type().dtype), "scatter_add operands");
   SCANGEN_CHECK(v.type().dtype == x.type().dtype && is_numeric(x.type().dtype), "scatter_add dtype");
@@ -397,6 +407,7 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
       }
       case NodeKind::TopK: return make<TopKNode>(inputs[0], inputs[1], old.output_types()[0], old.loc());
       case NodeKind::CheckLengths: return make<CheckLengthsNode>(inputs[0], inputs[1], old.loc());
+      case NodeKind::CheckOffsets: return make<CheckOffsetsNode>(std::move(inputs), old.loc());
       case NodeKind::StopGradient: return make<StopGradientNode>(inputs[0], old.loc());
       case NodeKind::Call: {
         const auto* c = old.as<CallNode>();
@@ -447,6 +458,8 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
     }
     case NodeKind::TopK: return top_k(inputs[0], inputs[1], old.output_types()[0].shape.back(), old.loc()).node;
     case NodeKind::CheckLengths: return check_lengths(inputs[0], inputs[1], old.loc()).node;
+    case NodeKind::CheckOffsets:
+      return check_offsets(inputs[0], inputs.size() > 1 ? std::optional<Value>(inputs[1]) : std::nullopt, old.loc()).node;
     case NodeKind::StopGradient: return stop_gradient(inputs[0], old.loc()).node;
     case NodeKind::Call: {
       const auto* c = old.as<CallNode>();

@@ -54,6 +54,8 @@ class Builder {
   Value top_k(Value x, Value k, Dim k_dim, Loc loc);
   // lengths (i64[B]) after checking each lies in 0..steps (see CheckLengthsNode).
   Value check_lengths(Value lengths, Value steps, Loc loc);
+  // offsets (i64[B + 1]) after checking they start at 0, never decrease and end at `rows`.
+  Value check_offsets(Value offsets, std::optional<Value> rows, Loc loc);
   // stop_gradient(x): the frontend's marker (see StopGradientNode).
   Value stop_gradient(Value x, Loc loc);
   // Creates a scan node; `steps` is the static number of steps. Returns its outputs.

@@ -407,6 +407,15 @@ class CheckLengthsNode : public Node {
       : Node(kKind, {lengths, std::move(steps)}, {lengths.type()}, loc) {}
 };
 
+// The offsets of a packed batch (`offsets = O`, i64[B + 1]) after checking that there is one,
+// that they start at 0, never decrease and, with a second input (an i64 scalar), end at the
+// packed sequences' rows; its value is O.
+class CheckOffsetsNode : public Node {
+ public:
+  SCANGEN_NODE_KIND(CheckOffsets);
+  CheckOffsetsNode(std::vector<Value> inputs, Loc loc) : Node(kKind, inputs, {inputs.at(0).type()}, loc) {}
+};
+
 class StopGradientNode : public Node {
  public:
   SCANGEN_NODE_KIND(StopGradient);

@@ -70,6 +70,9 @@ class OperationText : public Visitor<std::string> {
   std::string visit_CheckLengths(const CheckLengthsNode& n) override {
     return "check_lengths " + ref(n, 0) + " steps " + ref(n, 1);
   }
+  std::string visit_CheckOffsets(const CheckOffsetsNode& n) override {
+    return "check_offsets " + ref(n, 0) + (n.num_inputs() > 1 ? " rows " + ref(n, 1) : "");
+  }
   std::string visit_StopGradient(const StopGradientNode& n) override { return "stop_gradient " + ref(n, 0); }
   std::string visit_Call(const CallNode& n) override {
     std::string s = "call @" + n.function().name + "(";

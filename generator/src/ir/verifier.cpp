@@ -126,6 +126,12 @@ class Verifier : public Visitor<void> {
             "check_lengths keeps its i64[B] lengths");
     require(is_i64_scalar(n.input(1)), "check_lengths steps must be an i64 scalar");
   }
+  void visit_CheckOffsets(const CheckOffsetsNode& n) override {
+    require(n.num_inputs() == 1 || n.num_inputs() == 2, "check_offsets takes offsets and maybe rows");
+    require(type(n).same_as(n.input(0).type()) && type(n).dtype == DType::I64 && type(n).rank() == 1,
+            "check_offsets keeps its i64[B + 1] offsets");
+    require(n.num_inputs() == 1 || is_i64_scalar(n.input(1)), "check_offsets rows must be an i64 scalar");
+  }
   void visit_ScatterAdd(const ScatterAddNode& n) override {
     inputs(n, 3);
     require(type(n).same_as(n.input(0).type()) && n.input(2).type().dtype == type(n).dtype, "scatter_add types");

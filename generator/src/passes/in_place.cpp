@@ -45,6 +45,7 @@ bool computes_fresh_buffer(const ir::Node& n) {
     case NodeKind::Index:
     case NodeKind::CheckShape:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::Reshape:
     case NodeKind::StopGradient:
     case NodeKind::Transpose:

@@ -49,6 +49,7 @@ bool Lifter::liftable(const Value& v) {
       case NodeKind::Update:
       case NodeKind::CheckShape:
       case NodeKind::CheckLengths:
+      case NodeKind::CheckOffsets:
       case NodeKind::Reshape:
       case NodeKind::StopGradient:
       case NodeKind::Transpose:
@@ -176,6 +177,7 @@ Value Lifter::lift(const Value& v) {
       case NodeKind::Update:
       case NodeKind::CheckShape:
       case NodeKind::CheckLengths:
+      case NodeKind::CheckOffsets:
       case NodeKind::Reshape:
       case NodeKind::StopGradient:
       case NodeKind::Transpose:

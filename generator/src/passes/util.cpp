@@ -129,6 +129,7 @@ std::string structural_key(const ir::Node& n) {
     case ir::NodeKind::MatMul:
     case ir::NodeKind::StopGradient:
     case ir::NodeKind::CheckLengths:
+    case ir::NodeKind::CheckOffsets:
     case ir::NodeKind::Gather:
     case ir::NodeKind::ScatterAdd:
     case ir::NodeKind::TopK: break;
@@ -253,6 +254,7 @@ bool checks_always_pass(const ir::Node& n) {
     case ir::NodeKind::Reshape:
     case ir::NodeKind::CheckShape:
     case ir::NodeKind::CheckLengths:
+    case ir::NodeKind::CheckOffsets:
     case ir::NodeKind::Update:
     case ir::NodeKind::Gather:
     case ir::NodeKind::ScatterAdd:

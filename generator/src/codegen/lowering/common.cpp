@@ -53,6 +53,7 @@ bool computes_elementwise(NodeKind k) {
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::StopGradient:
     case NodeKind::Scan: return false;
   }

@@ -157,6 +157,7 @@ ExprRef GraphLowering::element(Cluster& c, const ir::Node& n, const std::vector<
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::StopGradient:
     case NodeKind::Scan: break;  // scalar operations of their elements, below
   }

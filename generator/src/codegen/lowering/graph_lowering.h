@@ -112,6 +112,7 @@ class GraphLowering {
   Tensor transpose(const ir::TransposeNode& n, const ExprRef& dest);
   Tensor gather(const ir::GatherNode& n, const ExprRef& dest);
   Tensor check_lengths(const ir::Node& n, const ExprRef& dest);
+  Tensor check_offsets(const ir::Node& n, const ExprRef& dest);
   Tensor scatter_add(const ir::ScatterAddNode& n, const ExprRef& dest);
   Tensor arg_reduce(const ir::ArgReduceNode& n, const ExprRef& dest);
   Tensor top_k(const ir::TopKNode& n, const ExprRef& dest);

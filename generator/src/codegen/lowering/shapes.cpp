@@ -49,6 +49,7 @@ std::vector<ExprRef> GraphLowering::node_dims(const ir::Node& n, int output) {
     case NodeKind::Unary:
     case NodeKind::Cast:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::Update: return dims(n.input(0));
     case NodeKind::CheckShape: {
       const auto* c = n.as<ir::CheckShapeNode>();

@@ -154,6 +154,7 @@ std::vector<Tensor> GraphLowering::compute_node_value(const ir::Node& n, const E
     case NodeKind::ArgReduce: return {arg_reduce(*n.as<ir::ArgReduceNode>(), dest)};
     case NodeKind::TopK: return {top_k(*n.as<ir::TopKNode>(), dest)};
     case NodeKind::CheckLengths: return {check_lengths(n, dest)};
+    case NodeKind::CheckOffsets: return {check_offsets(n, dest)};
     case NodeKind::Param:
     case NodeKind::Constant:
     case NodeKind::DimSize:
@@ -185,6 +186,35 @@ Tensor GraphLowering::check_lengths(const ir::Node& n, const ExprRef& dest) {
     lengths.storage.clear();
   }
   return lengths;
+}
+
+// The offsets of a packed batch, checked: from 0, never decreasing, ending at the rows.
+Tensor GraphLowering::check_offsets(const ir::Node& n, const ExprRef& dest) {
+  Tensor offsets = value(n.input(0));
+  ExprRef count = offsets.dims[0];
+  F.check(lir::lt(lir::i64(0), count), n.loc(), RuntimeErrorId::offsets_empty, {});
+  ExprRef first = F.let("first", lir::load(offsets.data, lir::i64(0)));
+  F.check(lir::eq(first, lir::i64(0)), n.loc(), RuntimeErrorId::offsets_start, {ErrorArg::number(first)});
+  F.loop("i", lir::i64(1), count, lir::LoopKind::Serial, [&](ExprRef i) {
+    ExprRef previous_row = F.let("previous_row", lir::sub(i, lir::i64(1)));
+    ExprRef offset = F.let("offset", lir::load(offsets.data, i));
+    ExprRef previous = F.let("previous", lir::load(offsets.data, previous_row));
+    F.check(lir::ge(offset, previous), n.loc(), RuntimeErrorId::offsets_decrease,
+            {ErrorArg::number(i), ErrorArg::number(offset), ErrorArg::number(previous_row), ErrorArg::number(previous)});
+  });
+  if (n.num_inputs() > 1) {
+    ExprRef rows = value(n.input(1)).scalar;
+    ExprRef last_row = F.let("last_row", lir::sub(count, lir::i64(1)));
+    ExprRef last = F.let("last", lir::load(offsets.data, last_row));
+    F.check(lir::eq(last, rows), n.loc(), RuntimeErrorId::offsets_end,
+            {ErrorArg::number(last_row), ErrorArg::number(last), ErrorArg::number(rows)});
+  }
+  if (dest) {
+    F.copy(dest, offsets.data, count);
+    offsets.data = dest;
+    offsets.storage.clear();
+  }
+  return offsets;
 }
 
 ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& in) {
@@ -225,6 +255,7 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::StopGradient:
     case NodeKind::Scan: break;
   }
@@ -266,6 +297,7 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
     case NodeKind::CheckLengths:
+    case NodeKind::CheckOffsets:
     case NodeKind::StopGradient:
     case NodeKind::Call:
     case NodeKind::Scan: break;  // computed from their operands below
