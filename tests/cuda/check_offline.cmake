@@ -7,6 +7,9 @@ string(REPLACE "|" ";" samples "${SAMPLES}")
 # (SCANGEN_LONG_TESTS, docs/testing.md).
 if(NOT "$ENV{SCANGEN_LONG_TESTS}" OR "$ENV{SCANGEN_LONG_TESTS}" STREQUAL "0")
   list(FILTER samples INCLUDE REGEX "/samples/[a-z_]+\\.scan$|/samples/contract/|/samples/imports/")
+  # The tagger trains itself: its CUDA is mostly gradient kernels, which NVRTC compiles in every
+  # run (cuda.nvrtc_sources) and nvcc in the long run, as for samples/gradients/.
+  list(FILTER samples EXCLUDE REGEX "/samples/tagger\\.scan$")
 endif()
 file(REMOVE_RECURSE ${WORK_DIR})
 foreach(sample IN LISTS samples)

@@ -17,16 +17,6 @@ namespace scangen::sema {
 using ir::Dim;
 using ir::Value;
 
-namespace {
-
-ir::Scalar zero_of(DType d) {
-  if (d == DType::Bool) return ir::Scalar::of_bool(false);
-  if (is_float(d)) return ir::Scalar::of_float(d, 0);
-  return ir::Scalar::of_int(d, 0);
-}
-
-}  // namespace
-
 const char* const kLengthsShape = "[B], one length per sequence of the batch";
 const char* const kOffsetsShape = "[B + 1], where each packed sequence starts, then their total rows";
 
@@ -201,7 +191,7 @@ Value Analyzer::row_mask(ScanFrame& f, int rank, Loc loc) {
 
 // v where row b takes part at this step, else `otherwise` (a value, or 0 when null).
 Value Analyzer::while_row_takes_part(ScanFrame& f, const Value& v, const Value* otherwise, Loc loc) {
-  Value other = otherwise ? *otherwise : builder_.constant(zero_of(v.type().dtype), loc);
+  Value other = otherwise ? *otherwise : builder_.constant(ir::Scalar::zero(v.type().dtype), loc);
   return builder_.select(row_mask(f, v.type().rank(), loc), v, other, loc);
 }
 

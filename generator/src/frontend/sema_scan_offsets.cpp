@@ -95,10 +95,7 @@ Value Analyzer::padded_sequence(const ScanFrame& f, const Value& packed, Loc loc
     dims.push_back(dim_value(packed, d, loc));
     shape.push_back(t.shape[size_t(d)]);
   }
-  ir::Scalar zero = t.dtype == DType::Bool ? ir::Scalar::of_bool(false)
-                    : is_float(t.dtype)     ? ir::Scalar::of_float(t.dtype, 0)
-                                            : ir::Scalar::of_int(t.dtype, 0);
-  Value with_zero = builder_.fill(builder_.constant(zero, loc), dims, shape, loc);
+  Value with_zero = builder_.fill(builder_.constant(ir::Scalar::zero(t.dtype), loc), dims, shape, loc);
   with_zero = builder_.update(with_zero, packed, {ir::IndexSpec{ir::IndexSpec::Kind::Slice, true, true}},
                               {i64(0), rows}, false, loc);
   // The row each step of each sequence reads, [steps, B].

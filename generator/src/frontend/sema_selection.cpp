@@ -277,10 +277,7 @@ SValue Analyzer::joined(const ast::Call& c, const std::vector<SValue>& pieces, i
   dims[size_t(axis)] = total;
   shape[size_t(axis)] = static_total ? Dim::constant(*static_total) : Dim::fresh_unknown();
   DType d = first.dtype;
-  ir::Scalar zero = d == DType::Bool ? ir::Scalar::of_bool(false)
-                    : is_float(d)   ? ir::Scalar::of_float(d, 0)
-                                    : ir::Scalar::of_int(d, 0);
-  Value out = builder_.fill(builder_.constant(zero, c.loc), dims, shape, c.loc);
+  Value out = builder_.fill(builder_.constant(ir::Scalar::zero(d), c.loc), dims, shape, c.loc);
   std::vector<ir::IndexSpec> specs(size_t(axis) + 1, ir::IndexSpec{ir::IndexSpec::Kind::Slice, false, false});
   specs.back() = ir::IndexSpec{ir::IndexSpec::Kind::Slice, true, true};
   Value offset = builder_.int_constant(0, c.loc);

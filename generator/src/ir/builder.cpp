@@ -480,8 +480,7 @@ Value rows_after(Builder& b, const Value& before, int64_t count, const Value& ro
   dims[0] = b.binary(BinaryOp::Add, dims[0], b.int_constant(count, loc), loc);
   static_dims[0] = static_dims[0].plus(count);
   const DType d = rows.type().dtype;
-  const Scalar zero = d == DType::Bool ? Scalar::of_bool(false) : is_float(d) ? Scalar::of_float(d, 0) : Scalar::of_int(d, 0);
-  Value both = b.fill(b.constant(zero, loc), dims, static_dims, loc);
+  Value both = b.fill(b.constant(Scalar::zero(d), loc), dims, static_dims, loc);
   both = b.update(both, before, {IndexSpec{IndexSpec::Kind::Slice, true, true}},
                   {b.int_constant(0, loc), b.int_constant(count, loc)}, false, loc);
   return b.update(both, rows, {IndexSpec{IndexSpec::Kind::Slice, true, false}}, {b.int_constant(count, loc)}, false, loc);

@@ -107,6 +107,11 @@ Scalar Scalar::of_float(DType d, double v) {
   return s;
 }
 
+Scalar Scalar::zero(DType d) {
+  if (d == DType::Bool) return of_bool(false);
+  return is_float(d) ? of_float(d, 0) : of_int(d, 0);
+}
+
 Scalar Scalar::of_bool(bool b) {
   Scalar s;
   s.dtype = DType::Bool;

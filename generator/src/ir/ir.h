@@ -126,6 +126,7 @@ struct Scalar {
   static Scalar of_int(DType d, int64_t v);
   static Scalar of_float(DType d, double v);
   static Scalar of_bool(bool b);
+  static Scalar zero(DType d);  // 0 of any dtype (false for bool)
   double as_double() const { return is_float(dtype) ? f : static_cast<double>(i); }
   bool operator==(const Scalar& o) const;
   std::string str() const;  // as printed in IR and in emitted code comments
