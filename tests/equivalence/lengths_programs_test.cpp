@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "common/test_scope.h"
+#include "common/batch_rows.h"
 #include "scangen/scangen.h"
 
 using namespace scangen;
+using namespace scangen::testing;
 
 namespace {
 
@@ -129,39 +131,6 @@ std::string program_text(const std::vector<Program>& programs) {
   return text;
 }
 
-HostTensor random_f32(std::mt19937& rng, Shape shape, float scale) {
-  HostTensor t(DType::F32, std::move(shape));
-  std::uniform_real_distribution<float> u(-scale, scale);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
-  return t;
-}
-
-// Row b of a batch: of t [R, B, ...] (batch_axis 1) rows [0, rows) as [rows, 1, ...]; of
-// t [B, ...] (batch_axis 0) row b as [1, ...].
-HostTensor row_of(const HostTensor& t, int batch_axis, int64_t b, int64_t rows) {
-  Shape shape = t.shape();
-  shape[size_t(batch_axis)] = 1;
-  if (batch_axis == 1) shape[0] = rows;
-  else rows = 1;
-  int64_t inner = 1;
-  for (int d = batch_axis + 1; d < t.rank(); ++d) inner *= t.dim(d);
-  HostTensor out(t.dtype(), shape);
-  for (int64_t i = 0; i < rows; ++i) {
-    int64_t from = batch_axis == 1 ? (i * t.dim(1) + b) * inner : b * inner;
-    std::memcpy(out.data<float>() + i * inner, t.data<float>() + from, size_t(inner) * sizeof(float));
-  }
-  return out;
-}
-
-std::vector<float> at(const HostTensor& r, int64_t t, int64_t b) {
-  const float* p = r.data<float>() + (t * r.dim(1) + b) * r.dim(2);
-  return {p, p + r.dim(2)};
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
 // Runs program p on a random batch and checks every row against its plain scan.
 void check_program(const Module& m, const Program& p, std::mt19937& rng) {
   int64_t steps = std::uniform_int_distribution<int64_t>(0, 4)(rng), batch = std::uniform_int_distribution<int64_t>(1, 3)(rng);
@@ -201,7 +170,7 @@ void check_program(const Module& m, const Program& p, std::mt19937& rng) {
       if (state) {
         const HostTensor& h = hs[i];
         held = length > 0 ? at(q[i], length - 1, 0)
-                          : (p.state_lags[i] > 1 ? at(h, 1, b) : std::vector<float>(h.data<float>() + b * kH, h.data<float>() + (b + 1) * kH));
+                          : (p.state_lags[i] > 1 ? at(h, 1, b) : row(h, b));
       } else {
         held.assign(size_t(kH), 0.0f);
       }

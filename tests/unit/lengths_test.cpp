@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "common/batch_rows.h"
 #include "scangen/scangen.h"
 
 using namespace scangen;
+using namespace scangen::testing;
 
 namespace {
 
@@ -89,45 +91,6 @@ fn plain_reverse(x: f32[T, B, I], h0: f32[B, H], W: f32[I, H], U: f32[H, H]) -> 
 )";
 
 constexpr int64_t kI = 3, kH = 2;
-
-HostTensor random_f32(std::mt19937& rng, Shape shape) {
-  HostTensor t(DType::F32, std::move(shape));
-  std::uniform_real_distribution<float> u(-1, 1);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
-  return t;
-}
-
-// Row b of a batch: of t [R, B, ...] (batch_axis 1) rows [0, rows) as [rows, 1, ...]; of
-// t [B, ...] (batch_axis 0) row b as [1, ...].
-HostTensor row_of(const HostTensor& t, int batch_axis, int64_t b, int64_t rows) {
-  Shape shape = t.shape();
-  shape[size_t(batch_axis)] = 1;
-  if (batch_axis == 1) shape[0] = rows;
-  else rows = 1;
-  int64_t inner = 1;
-  for (int d = batch_axis + 1; d < t.rank(); ++d) inner *= t.dim(d);
-  HostTensor out(t.dtype(), shape);
-  for (int64_t i = 0; i < rows; ++i) {
-    int64_t from = batch_axis == 1 ? (i * t.dim(1) + b) * inner : b * inner;
-    std::memcpy(out.data<float>() + i * inner, t.data<float>() + from, size_t(inner) * sizeof(float));
-  }
-  return out;
-}
-
-// Row b of step t of a [steps, B, H] result, and of a [B, H] or [1, H] value.
-std::vector<float> at(const HostTensor& r, int64_t t, int64_t b) {
-  int64_t batch = r.dim(1), h = r.dim(2);
-  const float* p = r.data<float>() + (t * batch + b) * h;
-  return {p, p + h};
-}
-std::vector<float> row(const HostTensor& r, int64_t b) {
-  const float* p = r.data<float>() + b * r.dim(r.rank() - 1);
-  return {p, p + r.dim(r.rank() - 1)};
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 struct Case {
   int64_t steps, batch;
