@@ -1,6 +1,7 @@
 // Internals of semantic analysis, shared by its files (docs/architecture.md, "The frontend").
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -164,6 +165,8 @@ struct ScanFrame {
     // What reads of each tap give: the params, or with `lengths` each row's tap while the row
     // takes part and 0 after (sema_scan_lengths.cpp).
     std::vector<ir::Value> tap_values;
+    // The steps the taps lose: M - m, as ir::ScanSequence::span().
+    int64_t span() const { return std::max<int64_t>(*taps.rbegin(), 0) - std::min<int64_t>(*taps.begin(), 0); }
   };
   std::vector<Sequence> sequences;
 

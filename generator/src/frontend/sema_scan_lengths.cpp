@@ -82,7 +82,7 @@ SValue Analyzer::batch_checked(ScanFrame& f, const SValue& v, int axis, const st
 Value Analyzer::reversed_rows(const ScanFrame& f, const ScanFrame::Sequence& seq, Loc loc) {
   const Value& u = seq.value.value;
   const ir::Type& t = u.type();
-  int64_t span = std::max<int64_t>(*seq.taps.rbegin(), 0) - std::min<int64_t>(*seq.taps.begin(), 0);
+  int64_t span = seq.span();
   Value steps_dim = dim_value(u, 0, loc), batch = dim_value(f.checked_lengths, 0, loc);
   Value one = builder_.int_constant(1, loc), zero = builder_.int_constant(0, loc);
   auto op = [&](ir::BinaryOp o, Value x, Value y) { return builder_.binary(o, std::move(x), std::move(y), loc); };
@@ -113,7 +113,7 @@ Value Analyzer::steps_before_scan(const ScanFrame& f, Loc loc) {
   if (f.steps) return f.steps->value;
   std::optional<Value> steps;
   for (const auto& seq : f.sequences) {
-    int64_t span = std::max<int64_t>(*seq.taps.rbegin(), 0) - std::min<int64_t>(*seq.taps.begin(), 0);
+    int64_t span = seq.span();
     Value allowed = builder_.binary(ir::BinaryOp::Sub, dim_value(seq.value.value, 0, loc),
                                     builder_.int_constant(span, loc), loc);
     allowed = builder_.binary(ir::BinaryOp::Max, allowed, builder_.int_constant(0, loc), loc);
