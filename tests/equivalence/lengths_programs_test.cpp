@@ -4,12 +4,20 @@
 // the batched scan must be, bit for bit, the plain scan of that row's own L[b] steps written
 // without `lengths` (the contract's definition), on the interpreter, the CPU backend and the CUDA
 // emulation at -O0 and -O2 (tests/unit/lengths_test.cpp holds packed batches to padded ones).
+// The padding is hostile (issue 37): where a row has ended, its sequences hold 0 under log, sqrt
+// and 1/z, 100 under exp and 1e30 under products, which the steps of every other program use; a
+// step not taken is not evaluated, so no value, error or derivative of it may show: the gradients
+// of a loss over the batch (3 programs in CI, every other one in the long run) with respect to a
+// shared weight must be the sum of the rows' own, and with respect to the sequences each row's
+// own, 0 on the padding.
 // All programs of a run share one .scan text, compiled once per backend and level.
-//   SCANGEN_LENGTHS_PROGRAMS (default 20 in CI, 200 in tests/run_long.sh), SCANGEN_LENGTHS_SEED.
+//   SCANGEN_LENGTHS_PROGRAMS (default 20 in CI, 200 in tests/run_long.sh), SCANGEN_LENGTHS_SEED,
+//   SCANGEN_LENGTHS_GRADIENTS (programs whose gradients are checked: 3 in CI, all in the long run).
 #define BOOST_TEST_MODULE lengths_programs
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <cstring>
@@ -42,7 +50,9 @@ struct Program {
   std::vector<int> taps;          // of every sequence (the same set)
   std::vector<int> state_lags;    // the largest lag of each state (1 or 2)
   int outputs = 0;
-  std::string batched, plain;
+  bool hazards = false;           // steps read log, sqrt, 1/z of z and exp of e
+  bool gradients = false;         // and their gradients are checked too
+  std::string batched, plain, batched_grad, plain_grad;
   int span() const {
     int lo = std::min(0, taps.front()), hi = std::max(0, taps.back());
     return hi - lo;
@@ -100,15 +110,24 @@ void write_program(std::mt19937& rng, Program& p) {
   std::string all_taps;
   for (int s = 0; s < p.sequences; ++s)
     for (int k : p.taps) all_taps += " + " + tap("x" + std::to_string(s), k) + " @ W" + std::to_string(s) + " * 0.25";
+  p.hazards = p.id % 2 == 1;
+  if (p.hazards) params << ", z: f32[S, B, H], e: f32[S, B, H]";
+  // Finite on real rows (z in 0.5..2, e in -1..1), not on padding.
+  // Times a value of U, so that the derivative of the padding would reach U's gradient too.
+  const std::string hazards =
+      p.hazards ? " + (log(z[t]) + sqrt(z[t]) + 1 / z[t] + exp(e[t])) * (s0[t - 1] @ U) * 0.0625" : "";
+  std::string loss;
   for (size_t i = 0; i < p.state_lags.size(); ++i) {
     body << "        init s" << i << " = h" << i << "\n";
-    body << "        s" << i << "[t] = tanh(" << step_expr(rng, p, 3) << (i == 0 ? all_taps : "") << " + "
+    body << "        s" << i << "[t] = tanh(" << step_expr(rng, p, 3) << (i == 0 ? all_taps + hazards : "") << " + "
          << tap("s" + std::to_string(i), -p.state_lags[i]) << " * 0.5)\n";
     names += (names.empty() ? "" : ", ") + ("s" + std::to_string(i));
+    loss += (loss.empty() ? "" : " + ") + ("sum(s" + std::to_string(i) + "[-1])");
   }
   for (int o = 0; o < p.outputs; ++o) {
     body << "        y" << o << "[t] = " << step_expr(rng, p, 2) << " * 0.5\n";
     names += ", y" + std::to_string(o);
+    loss += " + sum(y" + std::to_string(o) + ")";
   }
   size_t count = p.state_lags.size() + size_t(p.outputs);
   std::string type_list;
@@ -120,50 +139,117 @@ void write_program(std::mt19937& rng, Program& p) {
     f << "    return (" << names << ")\n}\n";
     return f.str();
   };
-  p.batched = function("batched", "(lengths = L" + std::string(p.reverse ? ", reverse" : "") + ")", ", L: i64[B]");
-  p.plain = function("plain", p.reverse ? "(reverse)" : "", "");
+  // The gradient of the loss (each row's last states, its outputs) with respect to U, z and e.
+  auto gradient = [&](const std::string& name, const std::string& option, const std::string& extra) {
+    std::ostringstream f;
+    f << "fn " << name << p.id << "(" << params.str() << extra << ") -> (f32[H, H], f32[S, B, H], f32[S, B, H]) {\n";
+    f << "    let (" << names << ") = scan" << option << " {\n" << body.str() << "    }\n";
+    f << "    let (gU, gz, ge) = grad(" << loss << ", (U, z, e))\n";
+    f << "    return (gU, gz, ge)\n}\n";
+    return f.str();
+  };
+  const std::string batched = "(lengths = L" + std::string(p.reverse ? ", reverse" : "") + ")";
+  const std::string plain = p.reverse ? "(reverse)" : "";
+  p.batched = function("batched", batched, ", L: i64[B]");
+  p.plain = function("plain", plain, "");
+  // The gradients' emitted code is large: a few programs in CI (their compilation is most of the
+  // test's time), every one with hazards in the long run.
+  p.gradients = p.hazards && p.id / 2 < env_int("SCANGEN_LENGTHS_GRADIENTS", testing::ci_or_long(3, 1000));
+  if (p.gradients) {
+    p.batched_grad = gradient("batched_grad", batched, ", L: i64[B]");
+    p.plain_grad = gradient("plain_grad", plain, "");
+  }
 }
 
 // One module for all programs.
 std::string program_text(const std::vector<Program>& programs) {
   std::string text;
-  for (const Program& p : programs) text += p.batched + "\n" + p.plain + "\n";
+  for (const Program& p : programs) text += p.batched + "\n" + p.plain + "\n" + p.batched_grad + p.plain_grad;
   return text;
 }
 
-// Runs program p on a random batch and checks every row against its plain scan.
-void check_program(const Module& m, const Program& p, std::mt19937& rng) {
-  int64_t steps = std::uniform_int_distribution<int64_t>(0, 4)(rng), batch = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+// A gradient of the batch against its rows' (summed in another order): finite and close.
+bool near(double got, double want) { return std::isfinite(got) && std::abs(got - want) <= 1e-4 * (1 + std::abs(want)); }
+
+// Fills the padding of a sequence [rows, B, ...] with `value`: the rows of column b from
+// lengths[b] + span on, which no real step reads.
+void pad(HostTensor& x, const std::vector<int64_t>& lengths, int span, float value) {
+  const int64_t inner = x.dim(0) == 0 ? 0 : x.numel() / (x.dim(0) * x.dim(1));
+  for (int64_t t = 0; t < x.dim(0); ++t)
+    for (int64_t b = 0; b < x.dim(1); ++b)
+      if (t >= lengths[size_t(b)] + span)
+        std::fill_n(x.data<float>() + (t * x.dim(1) + b) * inner, inner, value);
+}
+
+// Runs program p on a random batch and checks every row against its plain scan and the batch's
+// gradient against the sum of the rows'.
+// `padded`: a batch of at least 2 steps and 2 rows with padding in it and a row of at least one
+// step; else any batch (no steps, all rows full or empty, one row).
+void check_program(const Module& m, const Program& p, std::mt19937& rng, bool padded) {
+  auto draw = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int64_t steps = draw(padded ? 2 : 0, 4), batch = draw(padded ? 2 : 1, 3);
   std::vector<int64_t> lengths;
-  int shape = int(rng() % 4);  // 0, 1: random; 2: all full; 3: all empty
+  int shape = padded ? 0 : int(rng() % 4);  // 0, 1: random; 2: all full; 3: all empty
   for (int64_t b = 0; b < batch; ++b)
-    lengths.push_back(shape == 2 ? steps : shape == 3 ? 0 : std::uniform_int_distribution<int64_t>(0, steps)(rng));
+    lengths.push_back(shape == 2 ? steps : shape == 3 ? 0 : draw(0, padded ? steps - 1 : steps));
+  if (padded) lengths[size_t(draw(0, batch - 1))] = draw(1, steps);
   std::vector<HostTensor> xs, ws, hs;
   for (int s = 0; s < p.sequences; ++s) {
     xs.push_back(random_f32(rng, {steps + p.span(), batch, kI}, 1));
     ws.push_back(random_f32(rng, {kI, kH}, 1));
+    pad(xs.back(), lengths, p.span(), 1e30f);
   }
+  HostTensor z = random_f32(rng, {steps, batch, kH}, 0.75f), e = random_f32(rng, {steps, batch, kH}, 1);
+  for (int64_t i = 0; i < z.numel(); ++i) z.data<float>()[i] += 1.25f;
+  pad(z, lengths, 0, 0.0f);
+  pad(e, lengths, 0, 100.0f);
   for (int lag : p.state_lags) hs.push_back(random_f32(rng, lag > 1 ? Shape{2, batch, kH} : Shape{batch, kH}, 1));
   HostTensor U = random_f32(rng, {kH, kH}, 0.5f);
   auto args = [&](auto&& sequence, auto&& init) {
     std::vector<HostTensor> a;
     for (int s = 0; s < p.sequences; ++s) {
-      a.push_back(sequence(xs[size_t(s)]));
+      a.push_back(sequence(xs[size_t(s)], p.span()));
       a.push_back(ws[size_t(s)]);
     }
     for (size_t i = 0; i < hs.size(); ++i) a.push_back(init(hs[i], p.state_lags[i]));
     a.push_back(U);
+    if (p.hazards) {
+      a.push_back(sequence(z, 0));
+      a.push_back(sequence(e, 0));
+    }
     return a;
   };
-  std::vector<HostTensor> batched_args = args([](const HostTensor& x) { return x; }, [](const HostTensor& h, int) { return h; });
+  std::vector<HostTensor> batched_args =
+      args([](const HostTensor& x, int) { return x; }, [](const HostTensor& h, int) { return h; });
   batched_args.push_back(HostTensor::from_vector<int64_t>(lengths, {batch}));
   std::vector<HostTensor> r = m.call("batched" + std::to_string(p.id), batched_args);
+  // Only a batch whose every length is 0 has no real step to compute the others on (language.md,
+  // decision 23): its gradient may still see the padding. (With 0 steps the loss has no last state.)
+  const bool gradients = p.gradients && *std::max_element(lengths.begin(), lengths.end()) > 0;
+  std::vector<HostTensor> g = gradients ? m.call("batched_grad" + std::to_string(p.id), batched_args)
+                                        : std::vector<HostTensor>();
+  std::vector<double> rows_gU(gradients ? size_t(g[0].numel()) : 0, 0.0);
   for (int64_t b = 0; b < batch; ++b) {
     int64_t length = lengths[size_t(b)];
-    std::vector<HostTensor> q = m.call(
-        "plain" + std::to_string(p.id),
-        args([&](const HostTensor& x) { return row_of(x, 1, b, length + p.span()); },
-             [&](const HostTensor& h, int lag) { return lag > 1 ? row_of(h, 1, b, 2) : row_of(h, 0, b, 1); }));
+    auto row_args = args([&](const HostTensor& x, int span) { return row_of(x, 1, b, length + span); },
+                         [&](const HostTensor& h, int lag) { return lag > 1 ? row_of(h, 1, b, 2) : row_of(h, 0, b, 1); });
+    // The plain scan of an empty row has no last state; that row adds nothing to the gradient,
+    // and its sequence rows get 0. A row's z and e gradients are its own; U's sums the rows'.
+    if (gradients) {
+      std::vector<HostTensor> q;
+      if (length > 0) q = m.call("plain_grad" + std::to_string(p.id), row_args);
+      for (int64_t i = 0; length > 0 && i < q[0].numel(); ++i) rows_gU[size_t(i)] += q[0].data<float>()[i];
+      for (size_t k : {size_t(1), size_t(2)})
+        for (int64_t t = 0; t < steps; ++t) {
+          std::vector<float> got = at(g[k], t, b), want(size_t(kH), 0.0f);
+          if (t < length) want = at(q[k], t, 0);
+          for (size_t h = 0; h < want.size(); ++h)
+            BOOST_TEST(near(got[h], want[h]), "program " << p.id << " gradient of " << (k == 1 ? "z" : "e") << " step "
+                                                         << t << " row " << b << ": " << got[h] << ", its row's "
+                                                         << want[h] << "\n" << p.batched_grad);
+        }
+    }
+    std::vector<HostTensor> q = m.call("plain" + std::to_string(p.id), row_args);
     for (size_t i = 0; i < r.size(); ++i) {
       bool state = i < p.state_lags.size();
       std::vector<float> held;
@@ -179,6 +265,10 @@ void check_program(const Module& m, const Program& p, std::mt19937& rng) {
                    "program " << p.id << " result " << i << " step " << t << " row " << b << "\n" << p.batched);
     }
   }
+  for (size_t i = 0; i < rows_gU.size(); ++i)
+    BOOST_TEST(near(g[0].data<float>()[i], rows_gU[i]), "program " << p.id << " gradient of U element " << i << ": "
+                                                                    << g[0].data<float>()[i] << ", the rows' sum "
+                                                                    << rows_gU[i] << "\n" << p.batched_grad);
 }
 
 }  // namespace
@@ -200,7 +290,10 @@ BOOST_AUTO_TEST_CASE(each_row_is_its_own_plain_scan) {
         options.opt_level = level;
         Module m = compile_source("lengths_programs.scan", text, options);
         std::mt19937 data(7);
-        for (const Program& p : programs) check_program(m, p, data);
+        for (const Program& p : programs) {
+          check_program(m, p, data, true);
+          check_program(m, p, data, false);
+        }
       }
     }
   std::cout << count << " random programs with lengths, each row against its plain scan on 3 backends at -O0 and -O2\n";

@@ -408,6 +408,9 @@ class Analyzer {
   ir::Value row_mask(ScanFrame& f, int rank, Loc loc);
   ir::Value while_row_takes_part(ScanFrame& f, const ir::Value& v, const ir::Value* otherwise, Loc loc);
   SValue masked_step_value(ScanFrame& f, ScanFrame::Output& out, SValue v, Loc loc);
+  // The step's results with rows that have ended computing on a real row's inputs
+  // (sema_scan_real_rows.cpp), or as they are.
+  std::vector<ir::Value> steps_on_real_rows(ScanFrame& f, const std::vector<ir::Value>& results);
   SValue let_read(ScanFrame& f, int let, const std::string& name, Loc loc);
   void ensure_output(ScanFrame& f, int output);
   // '`name` depends on itself', with a note at each read on the way round.

@@ -178,6 +178,7 @@ SValue Analyzer::scan_node(ScanFrame& f, const SValue& cond) {
   }
   std::vector<Value> results;
   for (const auto& out : f.outputs) results.push_back(out.step_value.value);
+  results = steps_on_real_rows(f, results);
   if (f.until) results.push_back(cond.value);
 
   std::vector<Value> captured_outer;

@@ -259,7 +259,7 @@ ExprRef GraphLowering::scalar_op(const ir::Node& n, const std::vector<ExprRef>& 
     case NodeKind::StopGradient:
     case NodeKind::Scan: break;
   }
-  SCANGEN_UNREACHABLE("not a scalar operation");
+  SCANGEN_UNREACHABLE(std::string("not a scalar operation: ") + ir::node_kind_name(n.kind()));
 }
 
 Tensor GraphLowering::scalar_node(const ir::Node& n) {
@@ -279,6 +279,13 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
       t.scalar = dims(n.input(0)).at(size_t(n.as<ir::DimSizeNode>()->axis()));
       return t;
     case NodeKind::Fill: t.scalar = value(n.input(0)).scalar; return t;
+    case NodeKind::Gather: {
+      // x[i] of a vector x and a scalar i (the end of a packed batch: offsets[B]).
+      Tensor x = value(n.input(0));
+      ExprRef i = checked_position(n, F.let("index", lir::cast(DType::I64, value(n.input(1)).scalar)), x.dims[0], 0);
+      t.scalar = F.let("v", lir::load(x.data, i));
+      return t;
+    }
     case NodeKind::Param:
     case NodeKind::Arange:
     case NodeKind::Unary:
@@ -292,7 +299,6 @@ Tensor GraphLowering::scalar_node(const ir::Node& n) {
     case NodeKind::CheckShape:
     case NodeKind::Reshape:
     case NodeKind::Transpose:
-    case NodeKind::Gather:
     case NodeKind::ScatterAdd:
     case NodeKind::ArgReduce:
     case NodeKind::TopK:
