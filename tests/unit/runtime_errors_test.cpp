@@ -122,6 +122,10 @@ const std::vector<Case>& cases() {
        "    init s = zeros(f32, len(L))\n    s[t] = s[t-1] + u[t]\n  }\n  return s[-1]\n}",
        [] { return std::vector<HostTensor>{HostTensor(DType::F32, {2, 2}), HostTensor::from_vector<int64_t>({1, 3}, {2})}; },
        {number(1), number(3), number(2)}},
+      {RuntimeErrorId::reverse_sequence_length, "reverse_sequence_length",
+       "fn reverse_sequence_length(u: f32[n, b], L: i64[b]) -> f32[n, b] {\n  return reverse_sequence(u, L)\n}",
+       [] { return std::vector<HostTensor>{HostTensor(DType::F32, {2, 2}), HostTensor::from_vector<int64_t>({1, 3}, {2})}; },
+       {number(1), number(3), number(2)}},
       {RuntimeErrorId::offsets_empty, "offsets_empty",
        "fn offsets_empty(u: f32[n], O: i64[p]) -> f32[?, ?] {\n  let s = scan(offsets = O) {\n"
        "    init s = zeros(f32, len(O) - 1)\n    s[t] = s[t-1] + u[t]\n  }\n  return s\n}",

@@ -347,6 +347,7 @@ class Analyzer {
   SValue grad_call(const ast::Call& c, Scope& scope, const Builtin& b);
   SValue stop_gradient_call(const ast::Call& c, Scope& scope, const Builtin& b);
   SValue sequence_mask_call(const ast::Call& c, Scope& scope, const Builtin& b);
+  SValue reverse_sequence_call(const ast::Call& c, Scope& scope, const Builtin& b);
   SValue argument(const ast::Call& c, size_t i, Scope& scope);
   bool not_bool(const ast::Call& c, const SValue& v);
   SValue like(const ast::Call& c, Scope& scope, bool one);
@@ -404,6 +405,8 @@ class Analyzer {
   SValue packed_outputs(const ScanFrame& f, SValue result);
   SValue batch_checked(ScanFrame& f, const SValue& v, int axis, const std::string& what, const char* axis_text, Loc loc);
   ir::Value reversed_rows(const ScanFrame& f, const ScanFrame::Sequence& seq, Loc loc);
+  ir::Value gathered_in_columns(const ir::Value& u, const ir::Value& source, Loc loc);
+  std::pair<ir::Value, ir::Value> rows_and_lengths(const ir::Value& u, const ir::Value& lengths, Loc loc);
   ir::Value steps_before_scan(const ScanFrame& f, Loc loc);
   ir::Value row_mask(ScanFrame& f, int rank, Loc loc);
   ir::Value while_row_takes_part(ScanFrame& f, const ir::Value& v, const ir::Value* otherwise, Loc loc);

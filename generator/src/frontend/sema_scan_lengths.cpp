@@ -76,36 +76,49 @@ SValue Analyzer::batch_checked(ScanFrame& f, const SValue& v, int axis, const st
   return SValue::tensor(builder_.check_shape(v.value, std::move(checks), {f.batch_size}, what, shape, loc), v.loc);
 }
 
-// Sequence `seq`'s rows reversed within each row's own length: R[j, b] = U[L[b] + span - 1 - j, b]
-// (clamped into U; the rows past a length are never read while the row takes part), so that a
-// forward walk of R with negated taps reads what `reverse` reads of row b's own elements.
-Value Analyzer::reversed_rows(const ScanFrame& f, const ScanFrame::Sequence& seq, Loc loc) {
-  const Value& u = seq.value.value;
+// U[source[j, b], b] for U [T, B, ...] and source an i64 [T, B] of rows of each column, each in
+// 0..T-1: U is gathered as [B * T, ...], row b * T + i being U[i, b].
+Value Analyzer::gathered_in_columns(const Value& u, const Value& source, Loc loc) {
   const ir::Type& t = u.type();
-  int64_t span = seq.span();
-  Value steps_dim = dim_value(u, 0, loc), batch = dim_value(f.checked_lengths, 0, loc);
+  Value steps_dim = dim_value(u, 0, loc), batch = dim_value(u, 1, loc);
   Value one = builder_.int_constant(1, loc), zero = builder_.int_constant(0, loc);
-  auto op = [&](ir::BinaryOp o, Value x, Value y) { return builder_.binary(o, std::move(x), std::move(y), loc); };
-  // U as [B * T, ...]: row b * T + i is U[i, b].
   std::vector<int> perm(size_t(t.rank()));
   for (int i = 0; i < t.rank(); ++i) perm[size_t(i)] = i == 0 ? 1 : i == 1 ? 0 : i;
   Value by_row = builder_.transpose(u, perm, loc);
-  std::vector<Value> flat_dims{op(ir::BinaryOp::Mul, batch, steps_dim)};
+  std::vector<Value> flat_dims{builder_.binary(ir::BinaryOp::Mul, batch, steps_dim, loc)};
   std::vector<Dim> flat_static{Dim::fresh_unknown()};
   for (int i = 2; i < t.rank(); ++i) {
     flat_dims.push_back(dim_value(u, i, loc));
     flat_static.push_back(t.shape[size_t(i)]);
   }
   Value flat = builder_.reshape(by_row, flat_dims, flat_static, loc);
-  // The source row of R[j, b], as a [T, B] index into `flat`.
+  Value row_start = builder_.reshape(
+      builder_.binary(ir::BinaryOp::Mul, builder_.arange(zero, batch, t.shape[1], loc), steps_dim, loc), {one, batch},
+      {Dim::constant(1), t.shape[1]}, loc);
+  return builder_.gather(flat, builder_.binary(ir::BinaryOp::Add, row_start, source, loc), loc);
+}
+
+// The row index j of U [T, B, ...] as an i64 [T, 1], and L as [1, B].
+std::pair<Value, Value> Analyzer::rows_and_lengths(const Value& u, const Value& lengths, Loc loc) {
+  const ir::Type& t = u.type();
+  Value steps_dim = dim_value(u, 0, loc), batch = dim_value(lengths, 0, loc);
+  Value one = builder_.int_constant(1, loc), zero = builder_.int_constant(0, loc);
   Value j = builder_.reshape(builder_.arange(zero, steps_dim, t.shape[0], loc), {steps_dim, one},
                              {t.shape[0], Dim::constant(1)}, loc);
-  Value lengths = builder_.reshape(f.checked_lengths, {one, batch}, {Dim::constant(1), t.shape[1]}, loc);
-  Value source = op(ir::BinaryOp::Sub, op(ir::BinaryOp::Add, lengths, builder_.int_constant(span - 1, loc)), j);
-  source = op(ir::BinaryOp::Max, op(ir::BinaryOp::Min, source, op(ir::BinaryOp::Sub, steps_dim, one)), zero);
-  Value row_start = builder_.reshape(op(ir::BinaryOp::Mul, builder_.arange(zero, batch, t.shape[1], loc), steps_dim),
-                                     {one, batch}, {Dim::constant(1), t.shape[1]}, loc);
-  return builder_.gather(flat, op(ir::BinaryOp::Add, row_start, source), loc);
+  return {j, builder_.reshape(lengths, {one, batch}, {Dim::constant(1), t.shape[1]}, loc)};
+}
+
+// Sequence `seq`'s rows reversed within each row's own length: R[j, b] = U[L[b] + span - 1 - j, b]
+// (clamped into U; the rows past a length are never read while the row takes part), so that a
+// forward walk of R with negated taps reads what `reverse` reads of row b's own elements.
+Value Analyzer::reversed_rows(const ScanFrame& f, const ScanFrame::Sequence& seq, Loc loc) {
+  const Value& u = seq.value.value;
+  auto op = [&](ir::BinaryOp o, Value x, Value y) { return builder_.binary(o, std::move(x), std::move(y), loc); };
+  auto [j, lengths] = rows_and_lengths(u, f.checked_lengths, loc);
+  Value source = op(ir::BinaryOp::Sub, op(ir::BinaryOp::Add, lengths, builder_.int_constant(seq.span() - 1, loc)), j);
+  Value last = op(ir::BinaryOp::Sub, dim_value(u, 0, loc), builder_.int_constant(1, loc));
+  source = op(ir::BinaryOp::Max, op(ir::BinaryOp::Min, source, last), builder_.int_constant(0, loc));
+  return gathered_in_columns(u, source, loc);
 }
 
 // The scan's steps before it runs, for the check of L: `steps`, or what the sequences allow.
@@ -230,6 +243,48 @@ SValue Analyzer::sequence_mask_call(const ast::Call& c, Scope& scope, const Buil
   Value t = builder_.reshape(steps_range, {dim_value(steps_range, 0, loc), one}, {steps_range.type().shape[0], Dim::constant(1)}, loc);
   Value rows = builder_.reshape(l, {one, dim_value(l, 0, loc)}, {Dim::constant(1), l.type().shape[0]}, loc);
   return SValue::tensor(builder_.binary(ir::BinaryOp::Lt, t, rows, loc), loc);
+}
+
+// reverse_sequence(x, L): the first L[b] rows of each column b of x [n, B, ...] reversed, the rest
+// in place (TensorFlow's reverse_sequence with seq_axis 0, batch_axis 1): R[j, b] = x[L[b] - 1 - j,
+// b] for j < L[b], else x[j, b]. Each L[b] must lie in 0..n (a run-time error otherwise).
+SValue Analyzer::reverse_sequence_call(const ast::Call& c, Scope& scope, const Builtin&) {
+  SValue x = concrete(argument(c, 0, scope), c.args[0]->loc);
+  SValue lengths = concrete(argument(c, 1, scope), c.args[1]->loc);
+  if (!x.ok() || !lengths.ok()) return SValue::invalid();
+  if (lengths.type().rank() != 1 || !is_int(lengths.dtype())) {
+    diags_.report(DiagId::err_lengths_type, c.args[1]->loc, "the second argument of reverse_sequence", kLengthsShape,
+                  lengths.weak ? "a literal" : lengths.type().str());
+    return SValue::invalid();
+  }
+  if (x.type().rank() < 2) {
+    diags_.report(DiagId::err_call_arg_rank, c.args[0]->loc, "x", "reverse_sequence", "2 or more ([n, B, ...])",
+                  std::to_string(x.type().rank()));
+    return SValue::invalid();
+  }
+  const Loc loc = c.loc;
+  Value l = lengths.dtype() == DType::I64 ? lengths.value : builder_.cast(lengths.value, DType::I64, loc);
+  const Dim& have = x.type().shape[1];
+  const Dim& batch = l.type().shape[0];
+  Value u = x.value;
+  if (have.provably_different(batch)) {
+    diags_.report(DiagId::err_lengths_batch_size, c.args[0]->loc, "'x'", have.str(), "axis 1: [n, B, ...]", "L",
+                  batch.str());
+    return SValue::invalid();
+  }
+  if (!have.same_as(batch)) {
+    std::vector<ir::DimCheck> checks(size_t(x.type().rank()));
+    checks[1] = {ir::DimCheck::Kind::Operand, 1, "len(L)"};
+    std::vector<Dim> shape = x.type().shape;
+    shape[1] = batch;
+    u = builder_.check_shape(u, std::move(checks), {dim_value(l, 0, loc)}, "x of reverse_sequence", shape, loc);
+  }
+  l = builder_.check_lengths(l, dim_value(u, 0, loc), loc, ir::LengthsBound::Rows);
+  auto op = [&](ir::BinaryOp o, Value a, Value b) { return builder_.binary(o, std::move(a), std::move(b), loc); };
+  auto [j, row_lengths] = rows_and_lengths(u, l, loc);
+  Value reversed = op(ir::BinaryOp::Sub, op(ir::BinaryOp::Sub, row_lengths, builder_.int_constant(1, loc)), j);
+  Value source = builder_.select(op(ir::BinaryOp::Lt, j, row_lengths), reversed, j, loc);
+  return SValue::tensor(gathered_in_columns(u, source, loc), loc);
 }
 
 }  // namespace scangen::sema

@@ -377,8 +377,7 @@ std::vector<HostTensor> NodeEval::visit_CheckLengths(const CheckLengthsNode& n) 
   for (int64_t b = 0; b < lengths.numel(); ++b) {
     int64_t length = lengths.data<int64_t>()[b];
     if (length < 0 || length > steps)
-      fail(n.loc(), RuntimeErrorId::lengths_out_of_range,
-           {ErrorArg::number(b), ErrorArg::number(length), ErrorArg::number(steps)});
+      fail(n.loc(), n.error(), {ErrorArg::number(b), ErrorArg::number(length), ErrorArg::number(steps)});
   }
   return {lengths};
 }

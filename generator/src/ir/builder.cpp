@@ -236,10 +236,10 @@ Value Builder::gather(Value x, Value idx, Loc loc) {
   return Value(make<GatherNode>(std::move(x), std::move(idx), std::move(t), loc));
 }
 
-Value Builder::check_lengths(Value lengths, Value steps, Loc loc) {
+Value Builder::check_lengths(Value lengths, Value steps, Loc loc, LengthsBound bound) {
   SCANGEN_CHECK(lengths.type().dtype == DType::I64 && lengths.type().rank() == 1, "check_lengths: lengths are i64[B]");
   SCANGEN_CHECK(steps.type().dtype == DType::I64 && steps.type().is_scalar(), "check_lengths: steps is an i64 scalar");
-  return Value(make<CheckLengthsNode>(std::move(lengths), std::move(steps), loc));
+  return Value(make<CheckLengthsNode>(std::move(lengths), std::move(steps), bound, loc));
 }
 
 Value Builder::check_offsets(Value offsets, std::optional<Value> rows, Loc loc) {
@@ -406,7 +406,8 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
         return make<ArgReduceNode>(r->op(), inputs[0], r->axis(), old.output_types()[0], old.loc());
       }
       case NodeKind::TopK: return make<TopKNode>(inputs[0], inputs[1], old.output_types()[0], old.loc());
-      case NodeKind::CheckLengths: return make<CheckLengthsNode>(inputs[0], inputs[1], old.loc());
+      case NodeKind::CheckLengths:
+        return make<CheckLengthsNode>(inputs[0], inputs[1], old.as<CheckLengthsNode>()->bound(), old.loc());
       case NodeKind::CheckOffsets: return make<CheckOffsetsNode>(std::move(inputs), old.loc());
       case NodeKind::StopGradient: return make<StopGradientNode>(inputs[0], old.loc());
       case NodeKind::Call: {
@@ -457,7 +458,8 @@ NodeRef Builder::rebuild(const Node& old, std::vector<Value> inputs) {
       return arg_reduce(r->op(), inputs[0], r->axis(), old.loc()).node;
     }
     case NodeKind::TopK: return top_k(inputs[0], inputs[1], old.output_types()[0].shape.back(), old.loc()).node;
-    case NodeKind::CheckLengths: return check_lengths(inputs[0], inputs[1], old.loc()).node;
+    case NodeKind::CheckLengths:
+      return check_lengths(inputs[0], inputs[1], old.loc(), old.as<CheckLengthsNode>()->bound()).node;
     case NodeKind::CheckOffsets:
       return check_offsets(inputs[0], inputs.size() > 1 ? std::optional<Value>(inputs[1]) : std::nullopt, old.loc()).node;
     case NodeKind::StopGradient: return stop_gradient(inputs[0], old.loc()).node;

@@ -53,7 +53,7 @@ class Builder {
   // The positions of the k largest along the last axis; `k_dim` the static size of k, if known.
   Value top_k(Value x, Value k, Dim k_dim, Loc loc);
   // lengths (i64[B]) after checking each lies in 0..steps (see CheckLengthsNode).
-  Value check_lengths(Value lengths, Value steps, Loc loc);
+  Value check_lengths(Value lengths, Value steps, Loc loc, LengthsBound bound = LengthsBound::ScanSteps);
   // offsets (i64[B + 1]) after checking they start at 0, never decrease and end at `rows`.
   Value check_offsets(Value offsets, std::optional<Value> rows, Loc loc);
   // stop_gradient(x): the frontend's marker (see StopGradientNode).

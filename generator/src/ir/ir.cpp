@@ -284,4 +284,12 @@ std::vector<std::pair<int, int>> used_imported_functions(const Program& p) {
   return {used.begin(), used.end()};
 }
 
+RuntimeErrorId CheckLengthsNode::error() const {
+  switch (bound_) {
+    case LengthsBound::ScanSteps: return RuntimeErrorId::lengths_out_of_range;
+    case LengthsBound::Rows: return RuntimeErrorId::reverse_sequence_length;
+  }
+  return RuntimeErrorId::lengths_out_of_range;
+}
+
 }  // namespace scangen::ir

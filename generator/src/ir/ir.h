@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/runtime_errors.h"
 #include "ir/type.h"
 #include "support/source.h"
 
@@ -400,12 +401,20 @@ class TopKNode : public Node {
 // expanded while a function is analyzed, and the markers are removed when its analysis ends
 // (autodiff::strip_stop_gradients), so the rewrites and backends never meet one.
 // The lengths of a scan with `lengths = L` (i64[B]) after checking that every L[b] lies in
-// 0..steps (input 1, an i64 scalar); its value is L. The frontend puts it before the scan.
+// 0..steps (input 1, an i64 scalar); its value is L. The frontend puts it before the scan. The
+// same check of reverse_sequence(x, L) bounds L by x's rows instead (another message).
+enum class LengthsBound : uint8_t { ScanSteps, Rows };
 class CheckLengthsNode : public Node {
  public:
   SCANGEN_NODE_KIND(CheckLengths);
-  CheckLengthsNode(Value lengths, Value steps, Loc loc)
-      : Node(kKind, {lengths, std::move(steps)}, {lengths.type()}, loc) {}
+  CheckLengthsNode(Value lengths, Value steps, LengthsBound bound, Loc loc)
+      : Node(kKind, {lengths, std::move(steps)}, {lengths.type()}, loc), bound_(bound) {}
+  LengthsBound bound() const { return bound_; }
+  // The run-time error of a length out of range.
+  RuntimeErrorId error() const;
+
+ private:
+  LengthsBound bound_;
 };
 
 // The offsets of a packed batch (`offsets = O`, i64[B + 1]) after checking that there is one,

@@ -68,7 +68,7 @@ class OperationText : public Visitor<std::string> {
   }
   std::string visit_TopK(const TopKNode& n) override { return "top_k " + ref(n, 0) + ", " + ref(n, 1); }
   std::string visit_CheckLengths(const CheckLengthsNode& n) override {
-    return "check_lengths " + ref(n, 0) + " steps " + ref(n, 1);
+    return "check_lengths " + ref(n, 0) + (n.bound() == LengthsBound::Rows ? " rows " : " steps ") + ref(n, 1);
   }
   std::string visit_CheckOffsets(const CheckOffsetsNode& n) override {
     return "check_offsets " + ref(n, 0) + (n.num_inputs() > 1 ? " rows " + ref(n, 1) : "");

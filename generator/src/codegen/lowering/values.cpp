@@ -178,7 +178,8 @@ Tensor GraphLowering::check_lengths(const ir::Node& n, const ExprRef& dest) {
   F.loop("b", lir::i64(0), lengths.dims[0], lir::LoopKind::Serial, [&](ExprRef b) {
     ExprRef length = F.let("length", lir::load(lengths.data, b));
     F.check(lir::logical_and(lir::ge(length, lir::i64(0)), lir::ge(steps, length)), n.loc(),
-            RuntimeErrorId::lengths_out_of_range, {ErrorArg::number(b), ErrorArg::number(length), ErrorArg::number(steps)});
+            n.as<ir::CheckLengthsNode>()->error(),
+            {ErrorArg::number(b), ErrorArg::number(length), ErrorArg::number(steps)});
   });
   if (dest) {
     F.copy(dest, lengths.data, lengths.dims[0]);
